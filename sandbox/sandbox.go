@@ -1,0 +1,116 @@
+// Package sandbox declares the Runtime interface every execution backend
+// implements (docker, local, later containerd and kubernetes), and the
+// specification and result types they share.
+package sandbox
+
+import (
+	"context"
+	"io/fs"
+	"time"
+)
+
+// Runtime creates and finds sandboxes. Backends live in their own packages
+// (sandbox/docker, sandbox/local) and are chosen explicitly by the caller.
+type Runtime interface {
+	// Name is the backend's short name ("docker", "local").
+	Name() string
+	// Create starts a sandbox from spec. On failure it removes whatever it
+	// created before returning the error.
+	Create(ctx context.Context, spec Spec) (Sandbox, error)
+	// Open attaches to an existing sandbox by id (for example one kept by
+	// `rbx replay --keep`).
+	Open(ctx context.Context, id string) (Sandbox, error)
+	// List returns the sandboxes whose labels include every pair in selector.
+	List(ctx context.Context, selector map[string]string) ([]Info, error)
+	// Remove deletes a sandbox by id, whether or not this process created it.
+	// Removing a sandbox that does not exist returns an error wrapping ErrNotFound.
+	Remove(ctx context.Context, id string) error
+	// Close releases the runtime's own resources (connections); it does not
+	// remove sandboxes.
+	Close() error
+}
+
+// Sandbox is one isolated environment: a container, or a private directory
+// for the local backend.
+type Sandbox interface {
+	// ID identifies the sandbox within its runtime.
+	ID() string
+	// Exec runs one command. A command that exits non-zero is not an error:
+	// the exit code is in the result. A step timeout is not an error either:
+	// the result has TimedOut set and carries the partial output. Errors are
+	// reserved for the sandbox or engine failing.
+	Exec(ctx context.Context, req ExecRequest) (ExecResult, error)
+	// WriteFile creates parent directories and writes data at path (absolute,
+	// or relative to the workdir).
+	WriteFile(ctx context.Context, path string, data []byte, mode fs.FileMode) error
+	// ReadFile returns the content at path (absolute, or relative to the
+	// workdir). A missing file returns an error wrapping ErrNotFound.
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// Remove destroys the sandbox and everything in it. It is idempotent.
+	Remove(ctx context.Context) error
+}
+
+// Mode is how shell commands run.
+type Mode string
+
+const (
+	// ModeSession keeps one bash (or sh) process per sandbox: the working
+	// directory, exported variables and background jobs persist between steps.
+	ModeSession Mode = "session"
+	// ModeExec starts a fresh shell for every command.
+	ModeExec Mode = "exec"
+)
+
+// Valid reports whether m is a known mode.
+func (m Mode) Valid() bool { return m == ModeSession || m == ModeExec }
+
+// Info describes a sandbox found by List.
+type Info struct {
+	ID      string
+	Name    string
+	Image   string
+	State   string
+	Labels  map[string]string
+	Created time.Time
+}
+
+// ExecRequest is one command to run in a sandbox.
+type ExecRequest struct {
+	// Command is shell source, run by bash where the image has it, sh otherwise.
+	Command string
+	// Timeout bounds the command; zero means the sandbox's default step timeout.
+	Timeout time.Duration
+	// Cwd, when set, runs the command in that directory without changing the
+	// session's own directory.
+	Cwd string
+	// Env adds variables for this command only.
+	Env map[string]string
+	// Mode overrides the sandbox's mode for this command; empty keeps it.
+	// Verifiers run with ModeExec so the agent's shell state cannot leak in.
+	Mode Mode
+}
+
+// ExecResult is what a command produced.
+type ExecResult struct {
+	// Output is stdout and stderr interleaved, as a terminal shows them, cut
+	// at the sandbox's output cap.
+	Output []byte
+	// ExitCode is the command's status; 124 when it timed out (as timeout(1)).
+	ExitCode int
+	// TimedOut is set when the step timeout expired; Output is then partial.
+	TimedOut bool
+	// Truncated is set when the output exceeded the cap; OutputBytes has the
+	// full size.
+	Truncated bool
+	// OutputBytes counts every byte the command wrote, kept or not.
+	OutputBytes int64
+	// SessionRestarted is set when the session shell could not be recovered
+	// after a timeout (or exited) and a fresh one was started: cwd, exports
+	// and background jobs of earlier steps are lost.
+	SessionRestarted bool
+	// Duration is the wall time of the command as seen by the orchestrator.
+	Duration time.Duration
+}
+
+// ExitCodeTimeout is the exit code reported for a command that timed out.
+const ExitCodeTimeout = 124

@@ -1,0 +1,147 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// Run executes one step in the session. It returns ErrBroken or ErrExited
+// (with the partial result) when the shell can no longer be used.
+func (s *Shell) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken != nil {
+		return sandbox.ExecResult{}, s.broken
+	}
+	start := time.Now()
+	s.step++
+	n := s.step
+	if _, err := fmt.Fprint(s.stdin, Script(s.nonce, n, req)); err != nil {
+		s.broken = fmt.Errorf("%w: write: %v", ErrExited, err)
+		return sandbox.ExecResult{Duration: time.Since(start)}, s.broken
+	}
+	res, err := s.collect(ctx, req.Timeout, fmt.Sprintf("%s-%d-", s.nonce, n), []byte(fmt.Sprintf("__rbx_%s_%d:", s.nonce, n)))
+	res.Duration = time.Since(start)
+	if err != nil {
+		s.broken = err
+	}
+	return res, err
+}
+
+// collect reads until the step's sentinel, enforcing the timeout.
+func (s *Shell) collect(ctx context.Context, timeout time.Duration, marker string, sentinel []byte) (sandbox.ExecResult, error) {
+	var res sandbox.ExecResult
+	out := &capped{limit: s.outputCap}
+	buf := s.pending
+	s.pending = nil
+	var deadline <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	var grace <-chan time.Time
+	var rekill <-chan time.Time
+	for {
+		if i := bytes.Index(buf, sentinel); i >= 0 {
+			out.Write(buf[:i])
+			rest := buf[i+len(sentinel):]
+			if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+				code, err := strconv.Atoi(string(rest[:j]))
+				if err != nil {
+					return out.result(res), fmt.Errorf("%w: bad status %q", ErrBroken, rest[:j])
+				}
+				s.pending = append([]byte(nil), rest[j+1:]...)
+				res.ExitCode = code
+				if res.TimedOut {
+					res.ExitCode = sandbox.ExitCodeTimeout
+				}
+				return out.result(res), nil
+			}
+		} else if keep := len(sentinel) + 12; len(buf) > keep {
+			// Everything but a tail that could hold the start of the sentinel is output.
+			out.Write(buf[:len(buf)-keep])
+			buf = append([]byte(nil), buf[len(buf)-keep:]...)
+		}
+		select {
+		case c, ok := <-s.chunks:
+			if !ok {
+				out.Write(buf)
+				res.ExitCode = -1
+				return out.result(res), fmt.Errorf("%w: %v", ErrExited, s.readErr)
+			}
+			buf = append(buf, c...)
+		case <-deadline:
+			deadline = nil
+			res.TimedOut = true
+			out.Write(buf)
+			buf = buf[:0]
+			out.Close()
+			grace, rekill = s.interrupt(ctx, marker)
+		case <-ctx.Done():
+			if !res.TimedOut {
+				res.TimedOut = true
+				out.Write(buf)
+				buf = buf[:0]
+				out.Close()
+				grace, rekill = s.interrupt(context.WithoutCancel(ctx), marker)
+			}
+			ctx = context.WithoutCancel(ctx)
+		case <-rekill:
+			// Commands the step starts after the first kill are killed in
+			// turn, so the rest of a timed-out step does not run on.
+			_, rekill = s.interrupt(ctx, marker)
+		case <-grace:
+			out.Write(buf)
+			res.ExitCode = sandbox.ExitCodeTimeout
+			return out.result(res), ErrBroken
+		}
+	}
+}
+
+// interrupt kills the step's processes and returns the grace deadline and
+// the time of the next kill round.
+func (s *Shell) interrupt(ctx context.Context, marker string) (grace, rekill <-chan time.Time) {
+	kctx, cancel := context.WithTimeout(ctx, s.grace)
+	defer cancel()
+	_ = s.kill(kctx, marker) // best effort: the grace timer decides
+	return time.After(s.grace), time.After(50 * time.Millisecond)
+}
+
+// capped keeps the first limit bytes written and counts the rest. Once
+// closed (the step timed out) it ignores further writes: the partial output
+// is what the step printed before its deadline.
+type capped struct {
+	limit  int
+	buf    []byte
+	total  int64
+	closed bool
+}
+
+// Close stops accepting output.
+func (c *capped) Close() { c.closed = true }
+
+func (c *capped) Write(p []byte) {
+	if c.closed {
+		return
+	}
+	c.total += int64(len(p))
+	if room := c.limit - len(c.buf); room > 0 {
+		if len(p) > room {
+			p = p[:room]
+		}
+		c.buf = append(c.buf, p...)
+	}
+}
+
+func (c *capped) result(r sandbox.ExecResult) sandbox.ExecResult {
+	r.Output = c.buf
+	r.OutputBytes = c.total
+	r.Truncated = c.total > int64(len(c.buf))
+	return r
+}

@@ -1,0 +1,75 @@
+// Package task defines what an environment is: image, workdir, limits,
+// network policy, the services HTTP actions may reach, the files the agent
+// starts with, and the verifier that turns a final state into a reward.
+package task
+
+// Task is one environment definition, loaded from YAML or JSON.
+type Task struct {
+	// ID names the task; [a-z0-9][a-z0-9._-]*.
+	ID string `json:"id"`
+	// Instruction is what the agent is asked to do.
+	Instruction string `json:"instruction"`
+	// Image is a local image reference; exactly one of Image and Build is set.
+	Image string `json:"image,omitempty"`
+	// Build describes an image built from a Dockerfile next to the task.
+	Build *Build `json:"build,omitempty"`
+	// Workdir is the absolute directory the agent works in (default /workspace).
+	Workdir string `json:"workdir,omitempty"`
+	// Env is set for every command.
+	Env map[string]string `json:"env,omitempty"`
+	// Shell is "session" (default) or "exec".
+	Shell string `json:"shell,omitempty"`
+	// Limits bound resources and time.
+	Limits Limits `json:"limits,omitempty"`
+	// Network is "none" (default) or "bridge".
+	Network string `json:"network,omitempty"`
+	// Services maps a name to the base URL that http actions may call as
+	// {{services.NAME}}; nothing else may be called.
+	Services map[string]string `json:"services,omitempty"`
+	// Files are copied into the sandbox when it is created (visible to the
+	// agent): source path relative to the task file → destination (absolute,
+	// or relative to the workdir). A source ending in / is a directory.
+	Files map[string]string `json:"files,omitempty"`
+	// Verify computes the reward.
+	Verify Verify `json:"verify"`
+	// Rubric is optional graded evidence.
+	Rubric []RubricItem `json:"rubric,omitempty"`
+
+	// Dir is the directory the task was loaded from; Files and Build paths
+	// are relative to it.
+	Dir string `json:"-"`
+	// Path is the file the task was loaded from.
+	Path string `json:"-"`
+}
+
+// Build is an image built from a Dockerfile.
+type Build struct {
+	Context    string `json:"context"`
+	Dockerfile string `json:"dockerfile,omitempty"`
+}
+
+// Limits bound a sandbox.
+type Limits struct {
+	CPUs           float64  `json:"cpus,omitempty"`
+	Memory         ByteSize `json:"memory,omitempty"`
+	Pids           int64    `json:"pids,omitempty"`
+	StepTimeout    Duration `json:"step_timeout,omitempty"`
+	EpisodeTimeout Duration `json:"episode_timeout,omitempty"`
+	// Output caps the bytes kept per step.
+	Output ByteSize `json:"output,omitempty"`
+}
+
+// Verify is the task's verifier: its files are copied in only at verify
+// time, so the agent never sees them; exit status 0 is success.
+type Verify struct {
+	Command string            `json:"command"`
+	Files   map[string]string `json:"files,omitempty"`
+	Timeout Duration          `json:"timeout,omitempty"`
+}
+
+// RubricItem is one piece of graded evidence: a command whose success earns Weight.
+type RubricItem struct {
+	ID      string  `json:"id"`
+	Command string  `json:"command"`
+	Weight  float64 `json:"weight,omitempty"`
+}

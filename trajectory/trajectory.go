@@ -1,0 +1,124 @@
+// Package trajectory defines recorded tool-call trajectories: an ordered
+// list of steps, each one action with its recorded observation.
+package trajectory
+
+import (
+	"encoding/json"
+
+	"github.com/rbx-sandbox/rbx/task"
+)
+
+// Trajectory is one recorded episode of a task.
+type Trajectory struct {
+	// ID names the trajectory.
+	ID string `json:"id"`
+	// Task is the task's id, or a path to its file relative to the
+	// trajectory file.
+	Task string `json:"task"`
+	// Vars are initial values for {{vars.NAME}} references.
+	Vars map[string]string `json:"vars,omitempty"`
+	// Steps are the recorded actions, in order.
+	Steps []Step `json:"steps"`
+	// Messages holds chat messages that precede the first step (system
+	// prompt, instruction) as the policy saw them.
+	Messages []json.RawMessage `json:"messages,omitempty"`
+
+	// Path is the file it was loaded from; Line its line in a JSONL file (1-based, 0 for JSON).
+	Path string `json:"-"`
+	Line int    `json:"-"`
+}
+
+// Kind is an action kind.
+type Kind string
+
+// Action kinds (DESIGN.md §3).
+const (
+	KindShell     Kind = "shell"
+	KindWriteFile Kind = "write_file"
+	KindReadFile  Kind = "read_file"
+	KindEditFile  Kind = "edit_file"
+	KindHTTP      Kind = "http"
+	KindNoop      Kind = "noop"
+)
+
+// Kinds lists every action kind, in documentation order.
+var Kinds = []Kind{KindShell, KindWriteFile, KindReadFile, KindEditFile, KindHTTP, KindNoop}
+
+// Step is one action with its recorded observation. The action's fields sit
+// at the top level of the step object, next to "action".
+type Step struct {
+	Action Kind `json:"action"`
+
+	// shell
+	Command string            `json:"command,omitempty"`
+	Timeout task.Duration     `json:"timeout,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+
+	// write_file, read_file, edit_file
+	Path       string  `json:"path,omitempty"`
+	Content    *string `json:"content,omitempty"`
+	ContentB64 string  `json:"content_b64,omitempty"`
+	Mode       string  `json:"mode,omitempty"` // octal, e.g. "0755"
+	Range      *Range  `json:"range,omitempty"`
+	Old        *string `json:"old,omitempty"`
+	New        *string `json:"new,omitempty"`
+	InsertLine *int    `json:"insert_line,omitempty"`
+	Text       *string `json:"text,omitempty"`
+
+	// http
+	Method  string            `json:"method,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    *string           `json:"body,omitempty"`
+	// Capture binds variables to fields of the JSON response: var → dotted path ("data.code", "items.0.id").
+	Capture map[string]string `json:"capture,omitempty"`
+
+	// noop
+	Note string `json:"note,omitempty"`
+
+	// Observation is what the step produced when recorded.
+	Observation *Observation `json:"observation,omitempty"`
+	// Volatile steps depend on time or the outside world; they and every
+	// later step are never cached, and their output is not compared.
+	Volatile bool `json:"volatile,omitempty"`
+	// Checkpoint false forbids resetting right after this step.
+	Checkpoint *bool `json:"checkpoint,omitempty"`
+	// Compare overrides the replay's output comparison for this step:
+	// "exact", "normalized" or "ignore".
+	Compare string `json:"compare,omitempty"`
+	// Tokens counts the policy tokens of this turn.
+	Tokens int `json:"tokens,omitempty"`
+	// Messages are the original chat messages this step came from (the
+	// assistant tool call and its tool result), for prefix prefill.
+	Messages []json.RawMessage `json:"messages,omitempty"`
+}
+
+// Range selects lines of a read_file, 1-based and inclusive; End 0 means to the end.
+type Range struct {
+	Start int `json:"start"`
+	End   int `json:"end,omitempty"`
+}
+
+// Observation is a recorded result.
+type Observation struct {
+	Output   string `json:"output,omitempty"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	// Status is the HTTP status of an http step.
+	Status int `json:"status,omitempty"`
+}
+
+// IsCheckpoint reports whether resetting right after step i is allowed.
+func (s Step) IsCheckpoint() bool { return s.Checkpoint == nil || *s.Checkpoint }
+
+// Len is the number of steps, T.
+func (t *Trajectory) Len() int { return len(t.Steps) }
+
+// ValidCheckpoint reports whether k names a state the trajectory may be reset
+// to: 0 ≤ k ≤ T, and the step before k does not forbid it.
+func (t *Trajectory) ValidCheckpoint(k int) bool {
+	if k < 0 || k > len(t.Steps) {
+		return false
+	}
+	return k == 0 || t.Steps[k-1].IsCheckpoint()
+}
