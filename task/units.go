@@ -3,6 +3,7 @@ package task
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -26,8 +27,10 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	switch x := v.(type) {
 	case float64:
-		if x < 0 {
-			return fmt.Errorf("duration %v: expected a non-negative number of seconds", x)
+		// !(x >= 0) also rejects NaN; the upper bound keeps the conversion
+		// to nanoseconds from overflowing into a negative value.
+		if !(x >= 0) || x*float64(time.Second) >= math.MaxInt64 {
+			return fmt.Errorf("duration %v: expected a non-negative number of seconds, at most %d", x, int64(math.MaxInt64/time.Second))
 		}
 		*d = Duration(x * float64(time.Second))
 	case string:
@@ -95,7 +98,7 @@ func ParseByteSize(str string) (ByteSize, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || f*float64(mult) > 1<<62 {
+	if err != nil || !(f >= 0) || f*float64(mult) > 1<<62 { // !(f >= 0) rejects NaN
 		return 0, fmt.Errorf("size %q: expected a number with an optional unit such as \"512MiB\" or \"1GiB\"", str)
 	}
 	return ByteSize(f * float64(mult)), nil

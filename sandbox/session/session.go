@@ -61,6 +61,8 @@ type Shell struct {
 	grace     time.Duration
 	broken    error
 	pid       string
+	closed    chan struct{}
+	closeOnce sync.Once
 }
 
 // Option configures a Shell.
@@ -82,6 +84,7 @@ func New(ctx context.Context, w io.Writer, r io.Reader, kill Killer, opts ...Opt
 	s := &Shell{
 		stdin: w, chunks: make(chan []byte, 16), nonce: hex.EncodeToString(b[:]),
 		kill: kill, outputCap: sandbox.DefaultOutputCap, grace: 2 * time.Second,
+		closed: make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)
@@ -106,7 +109,11 @@ func (s *Shell) read(r io.Reader) {
 		buf := make([]byte, 32<<10)
 		n, err := r.Read(buf)
 		if n > 0 {
-			s.chunks <- buf[:n]
+			select {
+			case s.chunks <- buf[:n]:
+			case <-s.closed:
+				return // nobody will read again: do not block forever
+			}
 		}
 		if err != nil {
 			s.readErr = err
@@ -114,6 +121,12 @@ func (s *Shell) read(r io.Reader) {
 			return
 		}
 	}
+}
+
+// Close releases the reader goroutine. The caller kills the shell process
+// itself; Close only stops the protocol from waiting on it.
+func (s *Shell) Close() {
+	s.closeOnce.Do(func() { close(s.closed) })
 }
 
 // Script renders the text written to the shell for step n.

@@ -1,0 +1,44 @@
+# rbx — make targets. `make demo` and `make test` are the quick start.
+GO      ?= go
+BIN     := bin/rbx
+PKGS    := ./...
+# Integration tests use the real Docker engine; the budget covers a cold
+# Debian image build (debootstrap) on a fresh machine.
+TEST_TIMEOUT ?= 25m
+
+.PHONY: all build images demo test unit bench fuzz vet clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/rbx
+
+# Base images are built locally (no registry): static busybox, Debian bookworm.
+images: build
+	./$(BIN) images build
+
+demo: images
+	./$(BIN) demo
+
+test: images vet
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+
+# Unit tests only: integration tests skip themselves without an engine, so
+# this is what runs on machines without Docker.
+unit:
+	$(GO) test -count=1 -short -timeout 5m $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+# Benchmarks print their figures next to their baselines in one run.
+bench: images
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./replayer/ ./sandbox/docker/
+
+FUZZTIME ?= 15s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParseTask$$' -fuzztime $(FUZZTIME) ./task/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseTrajectory$$' -fuzztime $(FUZZTIME) ./trajectory/
+
+clean:
+	rm -rf bin

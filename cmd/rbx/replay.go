@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/verifier"
+)
+
+// replayOptions are the flags of `rbx replay`.
+type replayOptions struct {
+	trajectory string
+	id         string
+	taskPath   string
+	to         int
+	keep       bool
+	verify     bool
+	output     string
+	compare    string
+	services   []string
+	rt         runtimeFlags
+}
+
+func newReplayCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
+	o := &replayOptions{}
+	cmd := &cobra.Command{
+		Use:   "replay TRAJECTORY",
+		Short: "Replay a trajectory's steps [0,k) into a fresh sandbox",
+		Long: `Replay starts a sandbox for the trajectory's task, copies the task's files in and
+re-executes steps [0, k), checking each step's exit code (and output, per --compare)
+against the recording. It stops at the first divergence.
+
+With --keep the sandbox is left running and rbx prints how to enter it.`,
+		Example: `  rbx replay examples/fix-tests/trajectory.json --to 7 --keep
+  rbx replay runs.jsonl --id run-42 --output json | jq .report.steps`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.trajectory = args[0]
+			if !cmd.Flags().Changed("to") {
+				o.to = -1 // the whole trajectory
+			}
+			return runReplay(cmd.Context(), s, logger(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.to, "to", 0, "checkpoint k: replay steps [0,k) (default: all steps)")
+	f.StringVar(&o.id, "id", "", "trajectory id, when the file holds several (JSONL)")
+	f.StringVar(&o.taskPath, "task", "", "task file (default: the one the trajectory names)")
+	f.BoolVar(&o.keep, "keep", false, "leave the sandbox running and print how to enter it")
+	f.BoolVar(&o.verify, "verify", false, "run the task's verifier after the replay")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	f.StringVar(&o.compare, "compare", string(replayer.PolicyNormalized), "output comparison: exact, normalized or ignore")
+	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
+	o.rt.register(cmd)
+	return cmd
+}
+
+// replayResult is the JSON document `rbx replay --output json` prints.
+type replayResult struct {
+	Runtime string           `json:"runtime"`
+	Sandbox string           `json:"sandbox"`
+	Kept    bool             `json:"kept"`
+	Enter   string           `json:"enter,omitempty"`
+	Report  *replayer.Report `json:"report"`
+	Verify  *verifier.Result `json:"verify,omitempty"`
+	Error   string           `json:"error,omitempty"`
+}
+
+func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOptions) (err error) {
+	if o.output != "table" && o.output != "json" {
+		return usageError("--output %q: expected table or json", o.output)
+	}
+	services, err := parseServices(o.services)
+	if err != nil {
+		return err
+	}
+	in, err := loadTrajectory(o.trajectory, o.id, o.taskPath)
+	if err != nil {
+		return err
+	}
+	k := o.to
+	if k == -1 {
+		k = in.traj.Len()
+	}
+	if err := replayer.CheckCheckpoint(in.traj, k); err != nil {
+		return fmt.Errorf("%s: --to: %w", o.trajectory, err)
+	}
+	tbl := newStepTable(s.Out, o.output == "table")
+	rp, err := replayer.New(replayer.WithCompare(replayer.Policy(o.compare)), replayer.WithServices(services),
+		replayer.WithLogger(log), replayer.WithStepHook(tbl.row))
+	if err != nil {
+		return fmt.Errorf("%w: --compare: %w", errUsage, err)
+	}
+	rt, err := openRuntime(ctx, o.rt, s.ErrOut, log)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	res := &replayResult{Runtime: rt.Name()}
+	sb, err := startSandbox(ctx, rt, o.rt, in, s, log)
+	if err != nil {
+		return err
+	}
+	res.Sandbox = sb.ID()
+	defer func() {
+		if o.keep && ctx.Err() == nil {
+			return
+		}
+		err = errors.Join(err, removeSandbox(ctx, sb))
+	}()
+	fmt.Fprintf(s.ErrOut, "replaying %s (task %s) to k=%d of %d on %s sandbox %s\n", in.traj.ID, in.task.ID, k, in.traj.Len(), rt.Name(), short(sb.ID()))
+	tbl.header()
+	res.Report, err = rp.Replay(ctx, sb, in.task, in.traj, k)
+	if err == nil && o.verify {
+		if res.Verify, err = verifier.Run(ctx, sb, in.task); err == nil && !res.Verify.Passed {
+			err = fmt.Errorf("%w: exit %d: %s", errVerifyFailed, res.Verify.ExitCode, lastLines(res.Verify.Output, 5))
+		}
+	}
+	if o.keep && ctx.Err() == nil {
+		res.Kept, res.Enter = true, enterHint(rt.Name(), sb.ID(), in.task.Image)
+	}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	if o.output == "json" {
+		return errors.Join(err, writeJSON(s.Out, res))
+	}
+	tbl.summary(res)
+	return err
+}
+
+// startSandbox creates the task's sandbox and copies its files in; on any
+// failure it removes what it created.
+func startSandbox(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, in *loaded, s Streams, log *slog.Logger) (sb sandbox.Sandbox, err error) {
+	if err := ensureImage(ctx, rt, f, in.task.Image, s.ErrOut, log); err != nil {
+		return nil, err
+	}
+	sb, err = rt.Create(ctx, in.task.SandboxSpec())
+	if err != nil {
+		return nil, fmt.Errorf("create sandbox for task %q: %w", in.task.ID, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, removeSandbox(ctx, sb))
+		}
+	}()
+	if err := replayer.Prepare(ctx, sb, in.task); err != nil {
+		return nil, fmt.Errorf("prepare sandbox %s: %w", sb.ID(), err)
+	}
+	return sb, nil
+}
+
+func parseServices(list []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, s := range list {
+		name, url, ok := strings.Cut(s, "=")
+		if !ok || name == "" || url == "" {
+			return nil, usageError("--service %q: expected NAME=URL", s)
+		}
+		m[name] = url
+	}
+	return m, nil
+}
+
+func enterHint(runtime, id, image string) string {
+	if runtime == "local" {
+		return "cd " + strings.TrimPrefix(id, "local:") + " && bash"
+	}
+	shell := "bash"
+	if strings.Contains(image, "busybox") {
+		shell = "sh"
+	}
+	return fmt.Sprintf("docker exec -it %s %s", short(id), shell)
+}
+
+func short(id string) string {
+	if len(id) > 12 && !strings.Contains(id, "/") && !strings.HasPrefix(id, "local") {
+		return id[:12]
+	}
+	return id
+}

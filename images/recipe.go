@@ -1,0 +1,92 @@
+// Package images builds rbx's base images locally, without a registry: each
+// recipe produces a root filesystem tarball that is imported through the
+// Engine API and labelled so that a changed recipe triggers a rebuild.
+package images
+
+import (
+	"context"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Label keys set on every image built from a recipe.
+const (
+	LabelRecipe        = "rbx.recipe"
+	LabelRecipeVersion = "rbx.recipe.version"
+)
+
+// defaultPath is the PATH every recipe image gets; imported images have no
+// config, so without it even `sh` would not be found by exec.
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// Recipe describes how one base image is built.
+type Recipe struct {
+	// Name is the full image reference, e.g. "rbx/busybox:latest".
+	Name string
+	// Description is one line for `rbx images list`.
+	Description string
+	// Version is bumped whenever the recipe's output changes; an existing
+	// image labelled with an older version is rebuilt.
+	Version int
+	// Changes are Dockerfile instructions (ENV, CMD, WORKDIR...) applied at
+	// import, as with `docker import --change`.
+	Changes []string
+
+	// source returns the rootfs tarball; the caller closes it.
+	source func(ctx context.Context, b *Builder, r Recipe) (io.ReadCloser, error)
+}
+
+var recipes = []Recipe{
+	{
+		Name:        "rbx/busybox:latest",
+		Description: "static busybox with its applets; tiny and fast, for tests",
+		Version:     1,
+		Changes:     []string{"ENV PATH=" + defaultPath, `CMD ["sh"]`, "WORKDIR /"},
+		source:      busyboxSource,
+	},
+	{
+		Name:        "rbx/debian:bookworm",
+		Description: "Debian bookworm minbase with bash, python3, pytest, git, curl",
+		Version:     1,
+		Changes: []string{"ENV PATH=" + defaultPath, "ENV LANG=C.UTF-8",
+			`CMD ["bash"]`, "WORKDIR /"},
+		source: debianSource,
+	},
+}
+
+// Recipes returns every known recipe, sorted by name.
+func Recipes() []Recipe {
+	out := slices.Clone(recipes)
+	slices.SortFunc(out, func(a, b Recipe) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Lookup returns the recipe that builds name; a name without a tag means
+// ":latest", as it does for the engine.
+func Lookup(name string) (Recipe, bool) {
+	return lookupIn(recipes, name)
+}
+
+func lookupIn(rs []Recipe, name string) (Recipe, bool) {
+	n := normalize(name)
+	for _, r := range rs {
+		if r.Name == n {
+			return r, true
+		}
+	}
+	return Recipe{}, false
+}
+
+// normalize adds ":latest" when name has no tag. A colon before the last
+// slash belongs to a registry port, not a tag.
+func normalize(name string) string {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return name
+	}
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		return name
+	}
+	return name + ":latest"
+}

@@ -1,0 +1,91 @@
+package replayer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// editFile applies a str_replace (old → new, old must occur exactly once) or
+// an insertion after line insert_line (0 = at the top). The file keeps its mode.
+func (run *Run) editFile(ctx context.Context, s trajectory.Step) error {
+	path, err := run.expand("path", s.Path)
+	if err != nil {
+		return err
+	}
+	data, err := run.sb.ReadFile(ctx, path)
+	if errors.Is(err, sandbox.ErrNotFound) {
+		return fmt.Errorf("%w: edit %s: file does not exist", errAction, path)
+	}
+	if err != nil {
+		return err
+	}
+	edited, err := run.applyEdit(string(data), s)
+	if err != nil {
+		return fmt.Errorf("%w: edit %s: %v", errAction, path, err)
+	}
+	return run.sb.WriteFile(ctx, path, []byte(edited), 0)
+}
+
+func (run *Run) applyEdit(content string, s trajectory.Step) (string, error) {
+	if s.Old != nil {
+		old, err := run.expand("old", *s.Old)
+		if err != nil {
+			return "", err
+		}
+		repl := ""
+		if s.New != nil {
+			if repl, err = run.expand("new", *s.New); err != nil {
+				return "", err
+			}
+		}
+		return ReplaceOnce(content, old, repl)
+	}
+	if s.InsertLine == nil || s.Text == nil {
+		return "", errors.New("expected old/new or insert_line/text")
+	}
+	text, err := run.expand("text", *s.Text)
+	if err != nil {
+		return "", err
+	}
+	return InsertAfter(content, *s.InsertLine, text)
+}
+
+// ReplaceOnce replaces the single occurrence of old in content; zero or
+// several occurrences are an error, as in str_replace editors.
+func ReplaceOnce(content, old, repl string) (string, error) {
+	if old == "" {
+		return "", errors.New("old text is empty")
+	}
+	switch n := strings.Count(content, old); n {
+	case 0:
+		return "", fmt.Errorf("old text %s not found", quoteExcerpt(old))
+	case 1:
+		return strings.Replace(content, old, repl, 1), nil
+	default:
+		return "", fmt.Errorf("old text %s is ambiguous: it occurs %d times", quoteExcerpt(old), n)
+	}
+}
+
+// InsertAfter inserts text after line n (1-based; 0 inserts at the top).
+func InsertAfter(content string, n int, text string) (string, error) {
+	lines := strings.SplitAfter(content, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if n < 0 || n > len(lines) {
+		return "", fmt.Errorf("insert_line %d: the file has %d lines", n, len(lines))
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
+		lines[n-1] += "\n"
+	}
+	head := strings.Join(lines[:n], "")
+	return head + text + strings.Join(lines[n:], ""), nil
+}

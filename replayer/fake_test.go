@@ -1,0 +1,51 @@
+package replayer_test
+
+import (
+	"context"
+	"io/fs"
+	"maps"
+	"strings"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// fakeSandbox is an in-memory sandbox: files in a map, shell commands
+// answered from a script keyed by command text.
+type fakeSandbox struct {
+	files   map[string]string
+	modes   map[string]fs.FileMode
+	answers map[string]sandbox.ExecResult
+	ran     []string
+}
+
+func newFake(answers map[string]sandbox.ExecResult) *fakeSandbox {
+	return &fakeSandbox{files: map[string]string{}, modes: map[string]fs.FileMode{}, answers: maps.Clone(answers)}
+}
+
+func (f *fakeSandbox) Exec(_ context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
+	f.ran = append(f.ran, req.Command)
+	if r, ok := f.answers[req.Command]; ok {
+		return r, nil
+	}
+	if strings.HasPrefix(req.Command, "echo ") {
+		out := strings.TrimPrefix(req.Command, "echo ") + "\n"
+		return sandbox.ExecResult{Output: []byte(out), OutputBytes: int64(len(out))}, nil
+	}
+	return sandbox.ExecResult{ExitCode: 127, Output: []byte("not scripted: " + req.Command)}, nil
+}
+
+func (f *fakeSandbox) WriteFile(_ context.Context, path string, data []byte, mode fs.FileMode) error {
+	f.files[path] = string(data)
+	if mode != 0 {
+		f.modes[path] = mode
+	}
+	return nil
+}
+
+func (f *fakeSandbox) ReadFile(_ context.Context, path string) ([]byte, error) {
+	d, ok := f.files[path]
+	if !ok {
+		return nil, sandbox.ErrNotFound
+	}
+	return []byte(d), nil
+}

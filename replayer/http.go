@@ -1,0 +1,153 @@
+package replayer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// maxBody bounds how much of a response is read.
+const maxBody = 4 << 20
+
+// http runs an http step from the orchestrator (not the sandbox), only
+// towards the task's declared services. The status code stands in for the
+// exit code.
+func (run *Run) http(ctx context.Context, s trajectory.Step) (outcome, error) {
+	raw, err := run.expand("url", s.URL)
+	if err != nil {
+		return outcome{}, err
+	}
+	if err := run.allowed(raw); err != nil {
+		return outcome{}, err
+	}
+	var body io.Reader
+	if s.Body != nil {
+		b, err := run.expand("body", *s.Body)
+		if err != nil {
+			return outcome{}, err
+		}
+		body = strings.NewReader(b)
+	}
+	if s.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.Timeout.D())
+		defer cancel()
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, strings.ToUpper(s.Method), raw, body)
+	if err != nil {
+		return outcome{}, fmt.Errorf("%w: %s %s: %v", errAction, s.Method, raw, err)
+	}
+	for k, v := range s.Headers {
+		if v, err = run.expand("headers."+k, v); err != nil {
+			return outcome{}, err
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := run.r.http.Do(req)
+	if err != nil {
+		return outcome{}, fmt.Errorf("%s %s: %w", s.Method, raw, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return outcome{}, fmt.Errorf("%s %s: read body: %w", s.Method, raw, err)
+	}
+	truncated := len(data) > maxBody
+	if truncated {
+		data = data[:maxBody]
+	}
+	return outcome{exitCode: resp.StatusCode, output: string(data), hasOutput: true, body: data,
+		truncated: truncated, bytes: int64(len(data))}, nil
+}
+
+// allowed checks that raw lies under one of the task's service URLs.
+func (run *Run) allowed(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%w: url %q: expected an absolute http(s) URL", errAction, raw)
+	}
+	for _, base := range run.services {
+		b, err := url.Parse(base)
+		if err != nil {
+			continue
+		}
+		if strings.EqualFold(b.Scheme, u.Scheme) && strings.EqualFold(b.Host, u.Host) &&
+			strings.HasPrefix(u.Path, strings.TrimSuffix(b.Path, "/")) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: url %q is not under any of the task's services (%s)", errAction, raw, serviceList(run.services))
+}
+
+func serviceList(m map[string]string) string {
+	if len(m) == 0 {
+		return "none declared"
+	}
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// capture binds variables to fields of the JSON response body.
+func (run *Run) capture(s trajectory.Step, out outcome) error {
+	if len(s.Capture) == 0 {
+		return nil
+	}
+	var doc any
+	if err := json.Unmarshal(out.body, &doc); err != nil {
+		return fmt.Errorf("capture: response is not JSON: %v", err)
+	}
+	for name, path := range s.Capture {
+		v, err := Lookup(doc, path)
+		if err != nil {
+			return fmt.Errorf("capture %s: %w", name, err)
+		}
+		run.vars[name] = v
+	}
+	return nil
+}
+
+// Lookup follows a dotted path ("data.items.0.code") through decoded JSON and
+// returns the value as a string (JSON text for objects and arrays).
+func Lookup(doc any, path string) (string, error) {
+	cur := doc
+	for _, part := range strings.Split(path, ".") {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[part]
+			if !ok {
+				return "", fmt.Errorf("field %q of %q not in response", part, path)
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(c) {
+				return "", fmt.Errorf("index %q of %q: expected 0..%d", part, path, len(c)-1)
+			}
+			cur = c[i]
+		default:
+			return "", fmt.Errorf("%q of %q: not an object or array", part, path)
+		}
+	}
+	switch v := cur.(type) {
+	case string:
+		return v, nil
+	case nil:
+		return "", fmt.Errorf("%q is null", path)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), nil
+	default:
+		b, _ := json.Marshal(v)
+		return string(b), nil
+	}
+}

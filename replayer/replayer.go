@@ -1,0 +1,103 @@
+// Package replayer resets an environment to checkpoint k of a trajectory by
+// re-executing its steps [0, k) in a sandbox and checking each live
+// observation against the recorded one (DESIGN.md §5).
+package replayer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// Sandbox is what the replayer needs of a sandbox.
+type Sandbox interface {
+	Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error)
+	WriteFile(ctx context.Context, path string, data []byte, mode fs.FileMode) error
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+}
+
+// Replayer executes trajectory steps. It is safe for concurrent use; each
+// replay keeps its own state in a Run.
+type Replayer struct {
+	compare  Policy
+	services map[string]string
+	http     *retryablehttp.Client
+	log      *slog.Logger
+	onStep   func(StepResult)
+	excerpt  int
+}
+
+// Option configures a Replayer.
+type Option func(*Replayer) error
+
+// WithCompare sets the output comparison policy for steps that do not set
+// their own (default PolicyNormalized).
+func WithCompare(p Policy) Option {
+	return func(r *Replayer) error {
+		if !p.Valid() {
+			return fmt.Errorf("compare policy %q: expected exact, normalized or ignore", p)
+		}
+		r.compare = p
+		return nil
+	}
+}
+
+// WithServices overrides task service URLs by name (default: none; the
+// task's own URLs are used). Tests and demos that start a service on a
+// random port use it.
+func WithServices(m map[string]string) Option {
+	return func(r *Replayer) error { r.services = m; return nil }
+}
+
+// WithHTTPClient replaces the HTTP client used by http steps (default: 3
+// retries, 100 ms–2 s backoff, 30 s per attempt).
+func WithHTTPClient(c *retryablehttp.Client) Option {
+	return func(r *Replayer) error { r.http = c; return nil }
+}
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option { return func(r *Replayer) error { r.log = l; return nil } }
+
+// WithStepHook is called after every step, for progress output (default: none).
+func WithStepHook(f func(StepResult)) Option {
+	return func(r *Replayer) error { r.onStep = f; return nil }
+}
+
+// New returns a Replayer.
+func New(opts ...Option) (*Replayer, error) {
+	r := &Replayer{compare: PolicyNormalized, log: slog.New(slog.NewTextHandler(io.Discard, nil)), excerpt: 2048}
+	for _, o := range opts {
+		if err := o(r); err != nil {
+			return nil, err
+		}
+	}
+	if r.http == nil {
+		r.http = defaultHTTPClient(r.log)
+	}
+	return r, nil
+}
+
+func defaultHTTPClient(log *slog.Logger) *retryablehttp.Client {
+	c := retryablehttp.NewClient()
+	c.RetryMax = 3
+	c.RetryWaitMin = 100 * time.Millisecond
+	c.RetryWaitMax = 2 * time.Second
+	c.HTTPClient.Timeout = 30 * time.Second
+	c.Logger = slogAdapter{log}
+	return c
+}
+
+// slogAdapter lets retryablehttp log its retries through slog.
+type slogAdapter struct{ l *slog.Logger }
+
+func (a slogAdapter) Error(msg string, kv ...any) { a.l.Error(msg, kv...) }
+func (a slogAdapter) Info(msg string, kv ...any)  { a.l.Debug(msg, kv...) }
+func (a slogAdapter) Debug(msg string, kv ...any) { a.l.Debug(msg, kv...) }
+func (a slogAdapter) Warn(msg string, kv ...any)  { a.l.Warn(msg, kv...) }

@@ -1,0 +1,58 @@
+package replayer
+
+import (
+	"time"
+
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// Status of one replayed step.
+type Status string
+
+// Step statuses.
+const (
+	StatusOK       Status = "ok"
+	StatusDiverged Status = "diverged"
+	StatusFailed   Status = "failed"
+)
+
+// StepResult is what one replayed step did.
+type StepResult struct {
+	Index    int             `json:"step"`
+	Action   trajectory.Kind `json:"action"`
+	Summary  string          `json:"summary"`
+	Status   Status          `json:"status"`
+	ExitCode int             `json:"exit_code"`
+	// Expected is the recorded exit code (or HTTP status), when recorded.
+	Expected  *int `json:"expected_exit_code,omitempty"`
+	TimedOut  bool `json:"timed_out,omitempty"`
+	Truncated bool `json:"truncated,omitempty"`
+	// OutputBytes is the full size of the live output.
+	OutputBytes int64 `json:"output_bytes"`
+	// Output is the live output, cut to an excerpt.
+	Output   string        `json:"output,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	// SessionRestarted reports that the session shell was lost at this step.
+	SessionRestarted bool `json:"session_restarted,omitempty"`
+}
+
+// Report describes one replay of steps [From, To).
+type Report struct {
+	Task       string        `json:"task"`
+	Trajectory string        `json:"trajectory"`
+	From       int           `json:"from"`
+	To         int           `json:"to"`
+	T          int           `json:"steps_total"`
+	Steps      []StepResult  `json:"steps"`
+	Divergence *StepError    `json:"divergence,omitempty"`
+	Duration   time.Duration `json:"duration_ns"`
+}
+
+// Reached is the checkpoint the sandbox is at: To when the replay
+// succeeded, else the index of the failing step (its effects may be partial).
+func (r *Report) Reached() int {
+	if r.Divergence != nil {
+		return r.Divergence.Index
+	}
+	return r.To
+}

@@ -1,0 +1,161 @@
+package replayer
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// Run is one trajectory being replayed into one sandbox. It remembers the
+// variables captured so far and the next step to execute, so a replay to k
+// can be continued to a later checkpoint (for example with the reference
+// suffix). A Run is not safe for concurrent use.
+type Run struct {
+	r        *Replayer
+	sb       Sandbox
+	task     *task.Task
+	traj     *trajectory.Trajectory
+	vars     map[string]string
+	services map[string]string
+	next     int
+}
+
+// Start begins a replay of traj (a trajectory of tk) into sb at step 0.
+func (r *Replayer) Start(sb Sandbox, tk *task.Task, traj *trajectory.Trajectory) *Run {
+	services := maps.Clone(tk.Services)
+	if services == nil {
+		services = map[string]string{}
+	}
+	for name, url := range r.services {
+		services[name] = url
+	}
+	vars := maps.Clone(traj.Vars)
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	return &Run{r: r, sb: sb, task: tk, traj: traj, vars: vars, services: services}
+}
+
+// Replay resets sb to checkpoint k: it replays steps [0, k). A divergence is
+// returned both in the report and as a *StepError.
+func (r *Replayer) Replay(ctx context.Context, sb Sandbox, tk *task.Task, traj *trajectory.Trajectory, k int) (*Report, error) {
+	return r.Start(sb, tk, traj).To(ctx, k)
+}
+
+// Next is the index of the next step to execute.
+func (run *Run) Next() int { return run.next }
+
+// Vars returns a copy of the variables bound so far.
+func (run *Run) Vars() map[string]string { return maps.Clone(run.vars) }
+
+// To executes steps [Next(), k) and stops at the first divergence.
+func (run *Run) To(ctx context.Context, k int) (*Report, error) {
+	rep := &Report{Task: run.task.ID, Trajectory: run.traj.ID, From: run.next, To: k, T: run.traj.Len()}
+	if err := CheckCheckpoint(run.traj, k); err != nil {
+		return rep, err
+	}
+	if k < run.next {
+		return rep, fmt.Errorf("%w: k = %d: this replay is already at step %d", ErrCheckpoint, k, run.next)
+	}
+	start := time.Now()
+	defer func() { rep.Duration = time.Since(start) }()
+	for run.next < k {
+		if err := ctx.Err(); err != nil {
+			return rep, fmt.Errorf("replay %s to %d: %w", run.traj.ID, k, err)
+		}
+		res, serr := run.step(ctx, run.next)
+		rep.Steps = append(rep.Steps, res)
+		if run.r.onStep != nil {
+			run.r.onStep(res)
+		}
+		if serr != nil {
+			rep.Divergence = serr
+			return rep, serr
+		}
+		run.next++
+	}
+	return rep, nil
+}
+
+// CheckCheckpoint reports why k is not a state traj may be reset to.
+func CheckCheckpoint(traj *trajectory.Trajectory, k int) error {
+	t := traj.Len()
+	switch {
+	case k < 0 || k > t:
+		return fmt.Errorf("%w: k = %d: expected 0 ≤ k ≤ %d (the trajectory has %d steps)", ErrCheckpoint, k, t, t)
+	case !traj.ValidCheckpoint(k):
+		return fmt.Errorf("%w: k = %d: step %d sets \"checkpoint\": false, so no reset may stop right after it", ErrCheckpoint, k, k-1)
+	}
+	return nil
+}
+
+// step executes step i and checks it against its recording.
+func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
+	s := run.traj.Steps[i]
+	res := StepResult{Index: i, Action: s.Action, Summary: Summary(s)}
+	start := time.Now()
+	out, err := run.exec(ctx, s)
+	res.Duration = time.Since(start)
+	res.ExitCode, res.TimedOut, res.Truncated = out.exitCode, out.timedOut, out.truncated
+	res.OutputBytes, res.SessionRestarted = out.bytes, out.restarted
+	res.Output = excerpt(out.output, run.r.excerpt)
+	fail := func(reason Reason, expected, got string, err error) (StepResult, *StepError) {
+		res.Status = StatusFailed
+		if reason == ReasonExitCode || reason == ReasonOutput {
+			res.Status = StatusDiverged
+		}
+		return res, &StepError{Index: i, Action: s.Action, Summary: res.Summary, Reason: reason,
+			Expected: expected, Got: got, Output: res.Output, Err: err}
+	}
+	if err != nil {
+		return fail(reasonOf(err), "", "", err)
+	}
+	if out.timedOut {
+		return fail(ReasonTimeout, "completion within "+out.timeout.String(), "timeout", nil)
+	}
+	if s.Observation != nil {
+		if want, ok := expectedCode(s); ok {
+			res.Expected = &want
+			if want != out.exitCode {
+				return fail(ReasonExitCode, fmt.Sprint(want), fmt.Sprint(out.exitCode), nil)
+			}
+		}
+		policy := run.policy(s)
+		if out.hasOutput && !Equal(policy, s.Observation.Output, out.output) {
+			return fail(ReasonOutput, quoteExcerpt(s.Observation.Output), quoteExcerpt(out.output), nil)
+		}
+	} else if s.Action == trajectory.KindHTTP && out.exitCode >= 400 {
+		return fail(ReasonExitCode, "a 2xx or 3xx status", fmt.Sprint(out.exitCode), nil)
+	}
+	if err := run.capture(s, out); err != nil {
+		return fail(ReasonAction, "", "", err)
+	}
+	res.Status = StatusOK
+	return res, nil
+}
+
+// policy is the comparison for step s: volatile steps never compare output.
+func (run *Run) policy(s trajectory.Step) Policy {
+	if s.Volatile {
+		return PolicyIgnore
+	}
+	if s.Compare != "" {
+		return Policy(s.Compare)
+	}
+	return run.r.compare
+}
+
+// expectedCode is the recorded exit code, or the HTTP status of an http step.
+func expectedCode(s trajectory.Step) (int, bool) {
+	if s.Action == trajectory.KindHTTP {
+		return s.Observation.Status, s.Observation.Status != 0
+	}
+	if s.Observation.ExitCode != nil {
+		return *s.Observation.ExitCode, true
+	}
+	return 0, false
+}

@@ -1,0 +1,126 @@
+package docker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// keepAlive replaces the image's entrypoint: a loop of sleeps that works on
+// busybox and Debian alike. docker-init (Init) is PID 1 and reaps the
+// zombies that background jobs of the session leave behind.
+var keepAlive = []string{"/bin/sh", "-c", "while :; do sleep 3600; done"}
+
+// defaultCaps is what typical build and test commands need as root in a
+// container; everything else is dropped.
+var defaultCaps = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
+
+// Create starts a container for spec and, in session mode, its shell. The
+// image must exist locally: nothing is pulled.
+func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sandbox, err error) {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
+	if spec.Image == "" {
+		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
+	}
+	if _, err := r.cli.ImageInspect(ctx, spec.Image); err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return nil, fmt.Errorf("create sandbox: %w: %s", sandbox.ErrImageMissing, spec.Image)
+		}
+		return nil, fmt.Errorf("create sandbox: inspect image %s: %w", spec.Image, engineErr(err))
+	}
+	// Our own name lets us find the container even when ctx is cancelled
+	// while the engine is still creating it and we never learn its id.
+	name := newName()
+	created, err := r.cli.ContainerCreate(ctx, r.containerConfig(spec), hostConfig(spec), nil, nil, name)
+	if err != nil {
+		r.removeLost(ctx, name)
+		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, engineErr(err))
+	}
+	sb := newSandbox(r, created.ID, spec)
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("create sandbox %s: %w", created.ID, errors.Join(err, sb.Remove(ctx)))
+		}
+	}()
+	if err := r.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
+		return nil, fmt.Errorf("start: %w", engineErr(err))
+	}
+	if spec.Mode == sandbox.ModeSession {
+		if sb.sess, err = sb.openSession(ctx); err != nil {
+			return nil, err
+		}
+	}
+	r.log.Debug("created sandbox", "id", created.ID, "image", spec.Image, "mode", spec.Mode)
+	return sb, nil
+}
+
+func (r *Runtime) containerConfig(spec sandbox.Spec) *container.Config {
+	return &container.Config{
+		Image:      spec.Image,
+		Entrypoint: keepAlive,
+		Cmd:        []string{},
+		WorkingDir: spec.Workdir, // the engine creates it when missing
+		Env:        envList(spec.Env),
+		Labels:     r.labels(spec),
+	}
+}
+
+func hostConfig(spec sandbox.Spec) *container.HostConfig {
+	useInit := true
+	pids := spec.Limits.Pids
+	return &container.HostConfig{
+		NetworkMode: container.NetworkMode(spec.Network),
+		CapDrop:     []string{"ALL"},
+		CapAdd:      append(append([]string(nil), defaultCaps...), spec.CapAdd...),
+		SecurityOpt: []string{"no-new-privileges:true"},
+		Init:        &useInit,
+		Resources: container.Resources{
+			PidsLimit:  &pids,
+			Memory:     spec.Limits.MemoryBytes,
+			MemorySwap: spec.Limits.MemoryBytes, // no swap beyond the memory limit
+			NanoCPUs:   int64(spec.Limits.CPUs * 1e9),
+		},
+	}
+}
+
+// removeLost removes a container by name after a failed create. When ctx
+// was cancelled the engine may still be creating it, so it retries for a
+// moment while the name is unknown.
+func (r *Runtime) removeLost(ctx context.Context, name string) {
+	tries := 1
+	if ctx.Err() != nil {
+		tries = 20
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	for i := 0; i < tries; i++ {
+		err := r.cli.ContainerRemove(rctx, name, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		if err == nil {
+			return
+		}
+		if !cerrdefs.IsNotFound(err) {
+			r.log.Warn("remove container of failed create", "name", name, "err", err)
+			return
+		}
+		if i+1 < tries {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+func newName() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "rbx-" + hex.EncodeToString(b[:])
+}

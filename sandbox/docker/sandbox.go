@@ -1,0 +1,89 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+var _ sandbox.Sandbox = (*Sandbox)(nil)
+
+// removeTimeout bounds cleanup, which runs even when the caller's context
+// was cancelled.
+const removeTimeout = 30 * time.Second
+
+// Sandbox is one running container.
+type Sandbox struct {
+	rt          *Runtime
+	id          string
+	workdir     string
+	mode        sandbox.Mode
+	stepTimeout time.Duration
+	outputCap   int
+
+	// stepMu serialises session steps. connMu guards sess, which is
+	// replaced when the shell breaks or exits; Remove takes only connMu so
+	// that it never waits for a running step.
+	stepMu sync.Mutex
+	connMu sync.Mutex
+	sess   *shellConn
+	// removed is set by Remove, so a step it interrupts reports
+	// ErrSandboxGone even while the engine still shows the container.
+	removed bool
+
+	shMu  sync.Mutex
+	shell string // exec-mode shell, detected on first use
+}
+
+func newSandbox(r *Runtime, id string, spec sandbox.Spec) *Sandbox {
+	return &Sandbox{
+		rt: r, id: id, workdir: spec.Workdir, mode: spec.Mode,
+		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap,
+	}
+}
+
+// ID returns the container id.
+func (s *Sandbox) ID() string { return s.id }
+
+// Exec runs req in the sandbox's mode, or in req.Mode when set.
+func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
+	mode := s.mode
+	if req.Mode != "" {
+		mode = req.Mode
+	}
+	if !mode.Valid() {
+		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w: mode %q", s.id, sandbox.ErrInvalidSpec, req.Mode)
+	}
+	if req.Timeout <= 0 {
+		req.Timeout = s.stepTimeout
+	}
+	if mode == sandbox.ModeExec {
+		return s.execFresh(ctx, req)
+	}
+	return s.execSession(ctx, req)
+}
+
+// Remove closes the session and force-removes the container with its
+// anonymous volumes. It is idempotent and survives a cancelled ctx.
+func (s *Sandbox) Remove(ctx context.Context) error {
+	s.connMu.Lock()
+	s.removed = true
+	s.connMu.Unlock()
+	if old := s.swapSession(nil); old != nil {
+		old.close() // a step still running sees EOF, then ErrSandboxGone
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	err := s.rt.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	// Conflict: another Remove of the same container is already under way.
+	if err != nil && !cerrdefs.IsNotFound(err) && !cerrdefs.IsConflict(err) {
+		return fmt.Errorf("remove sandbox %s: %w", s.id, engineErr(err))
+	}
+	return nil
+}

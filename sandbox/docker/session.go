@@ -1,0 +1,127 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/docker/docker/api/types"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/session"
+)
+
+// restartTimeout bounds replacing a broken session, which runs even when the
+// step's context was cancelled so the sandbox stays usable.
+const restartTimeout = 30 * time.Second
+
+// shellConn is a session shell attached through one exec.
+type shellConn struct {
+	shell  *session.Shell
+	execID string
+	hj     types.HijackedResponse
+}
+
+// close hangs up; the shell sees EOF on stdin and exits.
+func (c *shellConn) close() { c.hj.Close() }
+
+// openSession starts the session shell in an attached exec.
+func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
+	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+		AttachStdin: true, AttachStdout: true, AttachStderr: true,
+		Cmd: session.StartCommand, WorkingDir: s.workdir,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	hj, err := s.rt.cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("open session: attach: %w", err)
+	}
+	// Without a TTY the engine multiplexes stdout and stderr; the session
+	// wants them interleaved on one stream, as a terminal shows them.
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := stdcopy.StdCopy(pw, pw, hj.Reader)
+		if err == nil {
+			err = io.EOF
+		}
+		pw.CloseWithError(err)
+	}()
+	sh, err := session.New(ctx, hj.Conn, pr, s.killStepErr, session.WithOutputCap(s.outputCap))
+	if err != nil {
+		hj.Close()
+		if ctx.Err() != nil { // the handshake saw a cancelled ctx as a timeout
+			return nil, fmt.Errorf("%w: %w", ctx.Err(), err)
+		}
+		return nil, err
+	}
+	return &shellConn{shell: sh, execID: ex.ID, hj: hj}, nil
+}
+
+func (s *Sandbox) currentSession() *shellConn {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	return s.sess
+}
+
+// swapSession installs c and returns the session it replaces.
+func (s *Sandbox) swapSession(c *shellConn) *shellConn {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	old := s.sess
+	s.sess = c
+	return old
+}
+
+func (s *Sandbox) killStepErr(ctx context.Context, marker string) error {
+	_, _, err := s.runShort(ctx, "/bin/sh", "-c", session.KillScript(marker))
+	return err
+}
+
+// execSession runs req in the session shell. A shell that broke (a builtin
+// loop that cannot be killed) or exited is replaced, and the step's result
+// reports SessionRestarted instead of an error.
+func (s *Sandbox) execSession(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
+	s.stepMu.Lock()
+	defer s.stepMu.Unlock()
+	cur := s.currentSession()
+	if cur == nil {
+		var err error
+		if cur, err = s.openSession(ctx); err != nil {
+			return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
+		}
+		s.swapSession(cur)
+	}
+	res, err := cur.shell.Run(ctx, req)
+	if err == nil || !(errors.Is(err, session.ErrBroken) || errors.Is(err, session.ErrExited)) {
+		return res, err
+	}
+	old := cur
+	s.swapSession(nil)
+	defer old.close()
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restartTimeout)
+	defer cancel()
+	if gerr := s.checkRunning(rctx); gerr != nil {
+		return res, gerr
+	}
+	if errors.Is(err, session.ErrExited) {
+		if code, cerr := s.exitCode(rctx, old.execID); cerr == nil {
+			res.ExitCode = code
+		}
+	} else if _, _, kerr := s.runShort(rctx, "/bin/sh", "-c", "kill -9 "+old.shell.PID()); kerr != nil {
+		s.rt.log.Warn("kill broken session shell", "sandbox", s.id, "pid", old.shell.PID(), "err", kerr)
+	}
+	s.rt.log.Info("restart session", "sandbox", s.id, "cause", err)
+	sess, oerr := s.openSession(rctx)
+	if oerr != nil {
+		return res, fmt.Errorf("exec in %s: restart session: %w", s.id, s.gone(rctx, oerr))
+	}
+	s.swapSession(sess)
+	res.SessionRestarted = true
+	return res, nil
+}

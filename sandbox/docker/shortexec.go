@@ -1,0 +1,104 @@
+package docker
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// runShort runs one of our own helper commands (kill scripts, probes) to
+// completion and returns its combined output and exit code.
+func (s *Sandbox) runShort(ctx context.Context, cmd ...string) ([]byte, int, error) {
+	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+		AttachStdout: true, AttachStderr: true, Cmd: cmd,
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("exec %q: %w", cmd[0], err)
+	}
+	hj, err := s.rt.cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return nil, 0, fmt.Errorf("attach %q: %w", cmd[0], err)
+	}
+	defer hj.Close()
+	// The hijacked connection ignores ctx once established.
+	stop := context.AfterFunc(ctx, func() { hj.Close() })
+	defer stop()
+	var out bytes.Buffer
+	if _, err := stdcopy.StdCopy(&out, &out, hj.Reader); err != nil && ctx.Err() != nil {
+		return out.Bytes(), 0, fmt.Errorf("read %q: %w", cmd[0], ctx.Err())
+	}
+	code, err := s.exitCode(ctx, ex.ID)
+	return out.Bytes(), code, err
+}
+
+// exitCode waits for an exec whose streams have closed to be reported as
+// finished: the engine records the exit status shortly after the streams end.
+func (s *Sandbox) exitCode(ctx context.Context, execID string) (int, error) {
+	wait := time.Millisecond
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		info, err := s.rt.cli.ContainerExecInspect(ctx, execID)
+		if err != nil {
+			return 0, fmt.Errorf("inspect exec: %w", err)
+		}
+		if !info.Running {
+			return info.ExitCode, nil
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("inspect exec: still running after its streams closed")
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("inspect exec: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+}
+
+// capWriter keeps the first limit bytes written and counts the rest, like
+// the session's own cap. It is safe for the reading goroutine and the
+// timeout path to use at once; once frozen it ignores further output.
+type capWriter struct {
+	mu     sync.Mutex
+	limit  int
+	buf    []byte
+	total  int64
+	frozen bool
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.frozen {
+		return len(p), nil
+	}
+	c.total += int64(len(p))
+	if room := c.limit - len(c.buf); room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// freeze stops accepting output: a timed-out step reports what it printed
+// before its deadline.
+func (c *capWriter) freeze() {
+	c.mu.Lock()
+	c.frozen = true
+	c.mu.Unlock()
+}
+
+func (c *capWriter) result(r sandbox.ExecResult) sandbox.ExecResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r.Output = append([]byte(nil), c.buf...)
+	r.OutputBytes = c.total
+	r.Truncated = c.total > int64(len(c.buf))
+	return r
+}

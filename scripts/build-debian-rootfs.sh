@@ -1,0 +1,1 @@
+../images/build-debian-rootfs.sh

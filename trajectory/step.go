@@ -1,0 +1,226 @@
+package trajectory
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/rbx-sandbox/rbx/task/source"
+)
+
+var (
+	httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}
+	compares    = []string{"exact", "normalized", "ignore"}
+)
+
+// stepValidator checks one step; present holds the members it has.
+type stepValidator struct {
+	r       *source.Reporter
+	s       *Step
+	path    string
+	present map[string]bool
+}
+
+func (v *stepValidator) errorf(field, format string, args ...any) {
+	v.r.Errorf(v.path+"."+field, format, args...)
+}
+
+func (v *stepValidator) keyErrorf(field, format string, args ...any) {
+	v.r.KeyErrorf(v.path+"."+field, format, args...)
+}
+
+func kindList() string {
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+func (v *stepValidator) validate(defined map[string]bool) {
+	s := v.s
+	switch {
+	case s.Action == "":
+		v.errorf("action", "required: one of %s", kindList())
+	case !s.Action.Valid():
+		v.errorf("action", "%q: expected one of %s", s.Action, kindList())
+	default:
+		v.checkMembers()
+		v.checkKind()
+	}
+	if s.Compare != "" && !slices.Contains(compares, s.Compare) {
+		v.errorf("compare", "%q: expected one of %s", s.Compare, strings.Join(compares, ", "))
+	}
+	if s.Tokens < 0 {
+		v.errorf("tokens", "%d: expected a non-negative count", s.Tokens)
+	}
+	if s.Timeout < 0 {
+		v.errorf("timeout", "expected a non-negative duration")
+	}
+	if o := s.Observation; o != nil && o.Status != 0 && (o.Status < 100 || o.Status > 599) {
+		v.errorf("observation.status", "%d: expected an HTTP status between 100 and 599", o.Status)
+	}
+	for i, m := range s.Messages {
+		checkMessage(v.r, source.Index(v.path+".messages", i), m)
+	}
+	v.checkRefs(defined)
+}
+
+// checkMembers rejects members that do not belong to the step's kind.
+func (v *stepValidator) checkMembers() {
+	allowed := v.s.Action.Fields()
+	own := kindFields[v.s.Action]
+	for _, name := range sortedKeys(v.present) {
+		if !slices.Contains(allowed, name) {
+			list := "nothing else"
+			if len(own) > 0 {
+				list = strings.Join(own, ", ")
+			}
+			v.keyErrorf(name, "field %q does not belong to action %q (it takes %s)", name, v.s.Action, list)
+		}
+	}
+}
+
+func (v *stepValidator) checkKind() {
+	s := v.s
+	switch s.Action {
+	case KindShell:
+		if strings.TrimSpace(s.Command) == "" {
+			v.errorf("command", "required for action %q: the shell command to run", s.Action)
+		}
+		for _, k := range sortedKeys(s.Env) {
+			if !varName.MatchString(k) {
+				v.keyErrorf(source.Key("env", k), "%q: expected a shell variable name (letters, digits and '_', not starting with a digit)", k)
+			}
+		}
+	case KindWriteFile:
+		v.requirePath()
+		v.checkContent()
+		if _, err := s.FileMode(); err != nil {
+			v.errorf("mode", "%s", err)
+		}
+	case KindReadFile:
+		v.requirePath()
+		if rg := s.Range; rg != nil && (rg.Start < 1 || (rg.End != 0 && rg.End < rg.Start)) {
+			v.errorf("range", "{start: %d, end: %d}: expected start ≥ 1 and end 0 (to the end) or ≥ start", rg.Start, rg.End)
+		}
+	case KindEditFile:
+		v.requirePath()
+		v.checkEdit()
+	case KindHTTP:
+		v.checkHTTP()
+	}
+}
+
+func (v *stepValidator) requirePath() {
+	if strings.TrimSpace(v.s.Path) == "" {
+		v.errorf("path", "required for action %q: the file's path (absolute, or relative to the workdir)", v.s.Action)
+	}
+}
+
+func (v *stepValidator) checkContent() {
+	hasText, hasB64 := v.present["content"], v.present["content_b64"]
+	switch {
+	case hasText && hasB64:
+		v.errorf("content_b64", `expected exactly one of "content" and "content_b64", got both`)
+	case !hasText && !hasB64:
+		v.errorf("content", `required for action "write_file": "content" (text) or "content_b64" (base64)`)
+	case hasB64:
+		if _, err := base64.StdEncoding.DecodeString(v.s.ContentB64); err != nil {
+			v.errorf("content_b64", "expected standard base64 (RFC 4648, with padding): %v", err)
+		}
+	}
+}
+
+func (v *stepValidator) checkEdit() {
+	p := v.present
+	replace := p["old"] || p["new"]
+	insert := p["insert_line"] || p["text"]
+	switch {
+	case replace && insert:
+		v.errorf("insert_line", `expected either "old" and "new" (replace) or "insert_line" and "text" (insert), not both`)
+	case replace && !p["old"]:
+		v.errorf("old", `required with "new": the exact text to replace`)
+	case replace && !p["new"]:
+		v.errorf("new", `required with "old": the replacement text (may be "")`)
+	case replace && *v.s.Old == "":
+		v.errorf("old", "expected non-empty text to replace")
+	case insert && !p["insert_line"]:
+		v.errorf("insert_line", `required with "text": the line after which to insert (0 for the top)`)
+	case insert && !p["text"]:
+		v.errorf("text", `required with "insert_line": the text to insert`)
+	case insert && *v.s.InsertLine < 0:
+		v.errorf("insert_line", "%d: expected a line number ≥ 0 (0 inserts at the top)", *v.s.InsertLine)
+	case !replace && !insert:
+		v.errorf("old", `required for action "edit_file": "old" and "new" (replace) or "insert_line" and "text" (insert)`)
+	}
+}
+
+func (v *stepValidator) checkHTTP() {
+	s := v.s
+	switch {
+	case s.Method == "":
+		v.errorf("method", "required for action \"http\": one of %s", strings.Join(httpMethods, ", "))
+	case !slices.Contains(httpMethods, s.Method):
+		v.errorf("method", "%q: expected one of %s", s.Method, strings.Join(httpMethods, ", "))
+	}
+	switch u, err := url.Parse(s.URL); {
+	case strings.TrimSpace(s.URL) == "":
+		v.errorf("url", `required for action "http": a URL such as "{{services.api}}/v1/items"`)
+	case len(References(s.URL)) > 0:
+		// Checked after expansion, by the replayer.
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		v.errorf("url", `%q: expected an absolute http(s) URL, usually starting with {{services.NAME}}`, s.URL)
+	}
+	for _, k := range sortedKeys(s.Headers) {
+		if !validHeaderName(k) {
+			v.keyErrorf(source.Key("headers", k), "%q: expected an HTTP header name", k)
+		}
+	}
+	for _, k := range sortedKeys(s.Capture) {
+		f := source.Key("capture", k)
+		if !varName.MatchString(k) {
+			v.keyErrorf(f, "%q: expected a variable name (letters, digits and '_', not starting with a digit)", k)
+		}
+		if p := s.Capture[k]; p == "" || slices.Contains(strings.Split(p, "."), "") {
+			v.errorf(f, "%q: expected a dotted path into the JSON response such as \"data.code\" or \"items.0.id\"", p)
+		}
+	}
+}
+
+func validHeaderName(k string) bool {
+	return k != "" && strings.IndexFunc(k, func(r rune) bool {
+		return r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+	}) < 0
+}
+
+// checkRefs reports malformed references and variables not defined before
+// this step (a step cannot use what it captures itself).
+func (v *stepValidator) checkRefs(defined map[string]bool) {
+	_ = v.s.templated(func(field, val string) (string, error) {
+		for _, ref := range References(val) {
+			switch {
+			case !ref.Valid():
+				v.errorf(field, "malformed reference %q: expected {{vars.NAME}} or {{services.NAME}}", ref.Raw)
+			case ref.Scope == ScopeVars && !defined[ref.Name]:
+				v.errorf(field, `%s is not defined before this step (set it in "vars" or capture it in an earlier http step)`, ref.Raw)
+			}
+		}
+		return val, nil
+	})
+}
+
+// checkMessage accepts a chat message: a JSON object with a "role" string.
+func checkMessage(r *source.Reporter, field string, raw json.RawMessage) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		r.Errorf(field, `expected a chat message object such as {"role": "assistant", "content": "..."}`)
+		return
+	}
+	var role string
+	if err := json.Unmarshal(m["role"], &role); err != nil || role == "" {
+		r.Errorf(field, `expected a "role" string such as "user", "assistant" or "tool"`)
+	}
+}

@@ -1,0 +1,85 @@
+// Package verifier computes a task's reward in a sandbox: it copies the
+// verifier's files in (only now, so the agent never saw them), runs the
+// verify command in a fresh shell, and scores the optional rubric.
+package verifier
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/task"
+)
+
+// DefaultTimeout bounds a verify command whose task sets none.
+const DefaultTimeout = 300 * time.Second
+
+// Result is a verifier's verdict.
+type Result struct {
+	// Passed is true when the verify command exited 0.
+	Passed   bool          `json:"passed"`
+	ExitCode int           `json:"exit_code"`
+	TimedOut bool          `json:"timed_out,omitempty"`
+	Output   string        `json:"output"`
+	Duration time.Duration `json:"duration_ns"`
+	// Rubric holds one score per rubric item, in task order.
+	Rubric []RubricScore `json:"rubric,omitempty"`
+	// Score is the weighted share of rubric items that passed (0 with no rubric).
+	Score float64 `json:"score"`
+}
+
+// RubricScore is the outcome of one rubric item.
+type RubricScore struct {
+	ID     string  `json:"id"`
+	Passed bool    `json:"passed"`
+	Weight float64 `json:"weight"`
+}
+
+// Run verifies the state of sb against tk.
+func Run(ctx context.Context, sb replayer.Sandbox, tk *task.Task) (*Result, error) {
+	start := time.Now()
+	if err := replayer.CopyFiles(ctx, sb, tk, tk.Verify.Files); err != nil {
+		return nil, fmt.Errorf("verify %s: %w", tk.ID, err)
+	}
+	timeout := tk.Verify.Timeout.D()
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: tk.Verify.Command, Timeout: timeout, Mode: sandbox.ModeExec})
+	if err != nil {
+		return nil, fmt.Errorf("verify %s: %w", tk.ID, err)
+	}
+	out := &Result{Passed: res.ExitCode == 0 && !res.TimedOut, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Output: string(res.Output)}
+	if out.Rubric, out.Score, err = rubric(ctx, sb, tk, timeout); err != nil {
+		return nil, fmt.Errorf("verify %s: %w", tk.ID, err)
+	}
+	out.Duration = time.Since(start)
+	return out, nil
+}
+
+func rubric(ctx context.Context, sb replayer.Sandbox, tk *task.Task, timeout time.Duration) ([]RubricScore, float64, error) {
+	var scores []RubricScore
+	var got, total float64
+	for _, item := range tk.Rubric {
+		w := item.Weight
+		if w == 0 {
+			w = 1
+		}
+		res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: item.Command, Timeout: timeout, Mode: sandbox.ModeExec})
+		if err != nil {
+			return nil, 0, fmt.Errorf("rubric %s: %w", item.ID, err)
+		}
+		ok := res.ExitCode == 0 && !res.TimedOut
+		scores = append(scores, RubricScore{ID: item.ID, Passed: ok, Weight: w})
+		total += w
+		if ok {
+			got += w
+		}
+	}
+	if total == 0 {
+		return scores, 0, nil
+	}
+	return scores, got / total, nil
+}
