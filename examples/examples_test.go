@@ -28,7 +28,7 @@ type example struct {
 	services func(t *testing.T) map[string]string
 }
 
-var all = []example{
+var bundled = []example{
 	{name: "deploy-otp", passFrom: 7, busybox: true, services: otpService},
 	{name: "run-sh-path", passFrom: 10, busybox: true},
 	{name: "fix-tests", passFrom: 14},
@@ -49,14 +49,14 @@ func otpService(t *testing.T) map[string]string {
 
 func TestExamplesListed(t *testing.T) {
 	var names []string
-	for _, ex := range all {
+	for _, ex := range bundled {
 		names = append(names, ex.name)
 	}
 	assert.Equal(t, names, examples.Names())
 }
 
 func TestExamplesParse(t *testing.T) {
-	for _, ex := range all {
+	for _, ex := range bundled {
 		t.Run(ex.name, func(t *testing.T) {
 			tk := loadTask(t, ex.name)
 			tr := loadTrajectory(t, ex.name)
@@ -108,7 +108,7 @@ func assertMessages(t *testing.T, msgs []json.RawMessage) {
 // TestExamplesReplayOnHost replays each reference trajectory on the host,
 // as the local backend will, and checks every recorded observation.
 func TestExamplesReplayOnHost(t *testing.T) {
-	for _, ex := range all {
+	for _, ex := range bundled {
 		t.Run(ex.name, func(t *testing.T) { checkReplay(t, ex, hostFlavor()) })
 	}
 }
@@ -116,7 +116,7 @@ func TestExamplesReplayOnHost(t *testing.T) {
 // TestExamplesReplayInBusybox replays the busybox examples in busybox sh with
 // only busybox applets, as in rbx/busybox:latest.
 func TestExamplesReplayInBusybox(t *testing.T) {
-	for _, ex := range all {
+	for _, ex := range bundled {
 		if !ex.busybox {
 			continue
 		}
@@ -141,7 +141,7 @@ func checkReplay(t *testing.T, ex example, fl shellFlavor) {
 // and runs the verifier there: it fails before ex.passFrom and passes after,
 // so stopping early (for example right after the run.sh trap) earns nothing.
 func TestExamplesVerifierAtEachCheckpoint(t *testing.T) {
-	for _, ex := range all {
+	for _, ex := range bundled {
 		t.Run(ex.name, func(t *testing.T) {
 			tk, tr := loadTask(t, ex.name), loadTrajectory(t, ex.name)
 			var services map[string]string
@@ -165,7 +165,7 @@ func TestExamplesVerifierAtEachCheckpoint(t *testing.T) {
 func TestExtract(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, examples.Extract(dir))
-	for _, ex := range all {
+	for _, ex := range bundled {
 		err := filepath.WalkDir(ex.name, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || filepath.Ext(p) == ".go" {
 				return err

@@ -64,7 +64,7 @@ func runDemo(ctx context.Context, s Streams, log *slog.Logger, o *demoOptions) (
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if err := os.CopyFS(dir, examples.FS); err != nil {
+	if err := examples.Extract(dir); err != nil {
 		return fmt.Errorf("extract examples: %w", err)
 	}
 	otpURL, stopOTP, err := startOTP(filepath.Join(dir, "deploy-otp", "task.yaml"))

@@ -20,6 +20,7 @@ type replayOptions struct {
 	id         string
 	taskPath   string
 	to         int
+	toSet      bool // --to given; otherwise the whole trajectory
 	keep       bool
 	verify     bool
 	output     string
@@ -43,9 +44,7 @@ With --keep the sandbox is left running and rbx prints how to enter it.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.trajectory = args[0]
-			if !cmd.Flags().Changed("to") {
-				o.to = -1 // the whole trajectory
-			}
+			o.toSet = cmd.Flags().Changed("to")
 			return runReplay(cmd.Context(), s, logger(), o)
 		},
 	}
@@ -86,7 +85,7 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 		return err
 	}
 	k := o.to
-	if k == -1 {
+	if !o.toSet {
 		k = in.traj.Len()
 	}
 	if err := replayer.CheckCheckpoint(in.traj, k); err != nil {

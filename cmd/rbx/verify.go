@@ -36,9 +36,7 @@ pass or fail; the exit status is 4 when the verifier rejects the state.
   rbx verify TASK --sandbox ID     verify a running sandbox, e.g. one kept by rbx replay --keep`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("to") {
-				o.replay.to = -1
-			}
+			o.replay.toSet = cmd.Flags().Changed("to")
 			return runVerify(cmd.Context(), s, logger(), o, args[0])
 		},
 	}
