@@ -53,7 +53,7 @@ func (run *Run) http(ctx context.Context, s trajectory.Step) (outcome, error) {
 	}
 	resp, err := run.r.http.Do(req)
 	if err != nil {
-		return outcome{}, fmt.Errorf("%s %s: %w", s.Method, raw, err)
+		return outcome{}, err // retryablehttp's error names the method, URL and attempts
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))

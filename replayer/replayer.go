@@ -97,7 +97,8 @@ func defaultHTTPClient(log *slog.Logger) *retryablehttp.Client {
 // slogAdapter lets retryablehttp log its retries through slog.
 type slogAdapter struct{ l *slog.Logger }
 
-func (a slogAdapter) Error(msg string, kv ...any) { a.l.Error(msg, kv...) }
+// Error is a failed attempt; the step reports the final failure itself.
+func (a slogAdapter) Error(msg string, kv ...any) { a.l.Debug(msg, kv...) }
 func (a slogAdapter) Info(msg string, kv ...any)  { a.l.Debug(msg, kv...) }
 func (a slogAdapter) Debug(msg string, kv ...any) { a.l.Debug(msg, kv...) }
 func (a slogAdapter) Warn(msg string, kv ...any)  { a.l.Warn(msg, kv...) }

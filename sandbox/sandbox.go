@@ -41,7 +41,8 @@ type Sandbox interface {
 	// reserved for the sandbox or engine failing.
 	Exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	// WriteFile creates parent directories and writes data at path (absolute,
-	// or relative to the workdir).
+	// or relative to the workdir). Mode 0 keeps the mode of an existing file
+	// and means 0644 for a new one.
 	WriteFile(ctx context.Context, path string, data []byte, mode fs.FileMode) error
 	// ReadFile returns the content at path (absolute, or relative to the
 	// workdir). A missing file returns an error wrapping ErrNotFound.

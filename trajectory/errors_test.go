@@ -46,7 +46,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown step field", doc(`{"action": "shell", "comand": "ls"}`), "3:21: steps[0].comand", `unknown field; did you mean "command"?`},
 		{"wrong type", doc(`{"action": "shell", "command": ["ls"]}`), "3:32: steps[0].command", "expected a string, got an array"},
 		{"bad timeout", doc(`{"action": "shell", "command": "ls", "timeout": "5 minutes"}`), "3:49: steps[0].timeout", `expected a duration such as "30s"`},
-		{"env name", doc(`{"action": "shell", "command": "ls", "env": {"A B": "1"}}`), "3:45: steps[0].env[\"A B\"]", "expected a shell variable name"},
+		{"env name", doc(`{"action": "shell", "command": "ls", "env": {"A B": "1"}}`), "3:46: steps[0].env[\"A B\"]", "expected a shell variable name"},
 		{"write path", doc(`{"action": "write_file", "content": "x"}`), "3:1: steps[0].path", `required for action "write_file"`},
 		{"write no content", doc(`{"action": "write_file", "path": "a"}`), "3:1: steps[0].content", `"content" (text) or "content_b64" (base64)`},
 		{"write both contents", doc(`{"action": "write_file", "path": "a", "content": "x", "content_b64": "eA=="}`), "3:70: steps[0].content_b64", `exactly one of "content" and "content_b64", got both`},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/client"
@@ -31,11 +32,26 @@ func engineErr(err error) error {
 
 // gone explains err: when the container no longer runs the failure is
 // reported as sandbox.ErrSandboxGone, otherwise err is returned translated.
+// The engine records a container's death a moment after its processes die,
+// so the check is repeated briefly; this runs on error paths only.
 func (s *Sandbox) gone(ctx context.Context, err error) error {
-	if gerr := s.checkRunning(context.WithoutCancel(ctx)); gerr != nil {
+	if gerr := s.settledGone(context.WithoutCancel(ctx), 4); gerr != nil {
 		return gerr
 	}
 	return engineErr(err)
+}
+
+// settledGone calls checkRunning up to tries times, 25ms, 50ms... apart.
+func (s *Sandbox) settledGone(ctx context.Context, tries int) error {
+	for i := 0; i < tries; i++ {
+		if i > 0 {
+			time.Sleep(time.Duration(i) * 25 * time.Millisecond)
+		}
+		if err := s.checkRunning(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkRunning returns an error wrapping sandbox.ErrSandboxGone when the

@@ -2,12 +2,7 @@ package docker
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"path"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -31,9 +26,7 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 	marker := newMarker()
 	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
 		AttachStdout: true, AttachStderr: true,
-		// stderr joins stdout in the shell so the two stay in order, as
-		// in the session.
-		Cmd: []string{sh, "-c", "exec 2>&1\n" + req.Command}, WorkingDir: s.resolve(req.Cwd),
+		Cmd: []string{sh, "-c", freshScript(req)}, WorkingDir: s.workdir,
 		Env: append(envList(req.Env), "RBX_STEP="+marker),
 	})
 	if err != nil {
@@ -87,73 +80,23 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 	return res, nil
 }
 
+// freshScript is the exec-mode script for req. stderr joins stdout in the
+// shell so the two stay in order, and a missing Cwd fails like a shell's cd
+// (as in the session) rather than as an engine error.
+func freshScript(req sandbox.ExecRequest) string {
+	script := "exec 2>&1\n"
+	if req.Cwd != "" {
+		script += "cd -- " + session.Quote(req.Cwd) + " || exit\n"
+	}
+	return script + req.Command
+}
+
 // goneAfterSignal checks whether a command that died of a signal died with
-// its container. A stopped or removed container SIGKILLs its processes and
-// the engine records the container's exit a moment after the exec's, so
-// for SIGKILL the check is repeated briefly.
+// its container. A stopped or removed container SIGKILLs its processes, so
+// for SIGKILL the check waits for the engine to record the container's exit.
 func (s *Sandbox) goneAfterSignal(ctx context.Context, code int) error {
-	tries := 1
 	if code == 128+9 || code < 0 {
-		tries = 4
+		return s.settledGone(ctx, 4)
 	}
-	for i := 0; i < tries; i++ {
-		if i > 0 {
-			time.Sleep(time.Duration(i) * 25 * time.Millisecond)
-		}
-		if err := s.checkRunning(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// killStep kills every process of a timed-out step, best effort.
-func (s *Sandbox) killStep(ctx context.Context, marker string) {
-	ctx, cancel := context.WithTimeout(ctx, killGrace)
-	defer cancel()
-	if _, _, err := s.runShort(ctx, "/bin/sh", "-c", session.KillScript(marker)); err != nil {
-		s.rt.log.Warn("kill timed-out step", "sandbox", s.id, "err", err)
-	}
-}
-
-// execShell returns bash when the image has it, /bin/sh otherwise, probing
-// once per sandbox.
-func (s *Sandbox) execShell(ctx context.Context) (string, error) {
-	s.shMu.Lock()
-	defer s.shMu.Unlock()
-	if s.shell != "" {
-		return s.shell, nil
-	}
-	out, _, err := s.runShort(ctx, "/bin/sh", "-c", "command -v bash || true")
-	if err != nil {
-		return "", fmt.Errorf("detect shell: %w", err)
-	}
-	s.shell = "/bin/sh"
-	if p := strings.TrimSpace(string(out)); strings.HasPrefix(p, "/") {
-		s.shell = p
-	}
-	return s.shell, nil
-}
-
-// resolve makes p absolute against the workdir; empty means the workdir.
-func (s *Sandbox) resolve(p string) string {
-	if path.IsAbs(p) {
-		return path.Clean(p)
-	}
-	return path.Join(s.workdir, p)
-}
-
-func envList(env map[string]string) []string {
-	l := make([]string, 0, len(env)+1)
-	for k, v := range env {
-		l = append(l, k+"="+v)
-	}
-	sort.Strings(l)
-	return l
-}
-
-func newMarker() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "x" + hex.EncodeToString(b[:]) + "-"
+	return s.checkRunning(ctx)
 }

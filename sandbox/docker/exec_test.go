@@ -71,6 +71,10 @@ func TestIntegrationExecModeIsFresh(t *testing.T) {
 	res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "pwd; echo $X", Cwd: "/tmp", Env: map[string]string{"X": "a b"}})
 	require.NoError(t, err)
 	assert.Equal(t, "/tmp\na b\n", string(res.Output))
+	res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "true", Cwd: "/does/not/exist"})
+	require.NoError(t, err)
+	assert.NotZero(t, res.ExitCode, string(res.Output))
+	assert.Contains(t, string(res.Output), "/does/not/exist")
 }
 
 func TestIntegrationTimeout(t *testing.T) {

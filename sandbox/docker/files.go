@@ -22,12 +22,16 @@ import (
 const maxLinks = 8
 
 // WriteFile writes data at p (relative paths resolve against the workdir),
-// creating missing parent directories. mode 0 means 0644. Files belong to the
-// container's user.
+// creating missing parent directories. mode 0 keeps the mode of an existing
+// file (an edit must not drop the executable bit) and means 0644 for a new
+// one. Files belong to the container's user.
 func (s *Sandbox) WriteFile(ctx context.Context, p string, data []byte, mode fs.FileMode) error {
 	p = s.resolve(p)
 	if mode == 0 {
 		mode = 0o644
+		if st, err := s.rt.cli.ContainerStatPath(ctx, s.id, p); err == nil && st.Mode.IsRegular() {
+			mode = st.Mode.Perm()
+		}
 	}
 	// Extract at the deepest existing ancestor: a tar entry for a directory
 	// that exists would reset its mode and owner (think /tmp).

@@ -26,8 +26,12 @@ type shellConn struct {
 	hj     types.HijackedResponse
 }
 
-// close hangs up; the shell sees EOF on stdin and exits.
-func (c *shellConn) close() { c.hj.Close() }
+// close releases the protocol and hangs up; the shell sees EOF on stdin and
+// exits.
+func (c *shellConn) close() {
+	c.shell.Close()
+	c.hj.Close()
+}
 
 // openSession starts the session shell in an attached exec.
 func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
@@ -98,8 +102,11 @@ func (s *Sandbox) execSession(ctx context.Context, req sandbox.ExecRequest) (san
 		s.swapSession(cur)
 	}
 	res, err := cur.shell.Run(ctx, req)
-	if err == nil || !(errors.Is(err, session.ErrBroken) || errors.Is(err, session.ErrExited)) {
-		return res, err
+	if err == nil {
+		return res, nil
+	}
+	if !errors.Is(err, session.ErrBroken) && !errors.Is(err, session.ErrExited) {
+		return res, fmt.Errorf("exec in %s: %w", s.id, err)
 	}
 	old := cur
 	s.swapSession(nil)

@@ -86,12 +86,16 @@ func (s *Sandbox) runExec(ctx context.Context, req sandbox.ExecRequest) (sandbox
 		msg := fmt.Sprintf("cd: %s: no such directory\n", req.Cwd)
 		return sandbox.ExecResult{Output: []byte(msg), OutputBytes: int64(len(msg)), ExitCode: 1, Duration: time.Since(start)}, nil
 	}
-	cmd.Env = append(append(append([]string(nil), s.env...), sortedEnv(req.Env)...), marker)
+	// RBX_ROOT again after req.Env, so no step can hide its processes from Remove.
+	cmd.Env = append(append(append([]string(nil), s.env...), sortedEnv(req.Env)...), rootEnv(s.root), marker)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out := &cappedWriter{limit: s.meta.OutputCap}
 	cmd.Stdout, cmd.Stderr = out, out // one pipe: interleaved as written
 	cmd.WaitDelay = drainDelay
-	if err := cmd.Start(); err != nil {
+	forkMu.RLock()
+	err := cmd.Start()
+	forkMu.RUnlock()
+	if err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("start shell: %w", err)
 	}
 	done := make(chan error, 1)

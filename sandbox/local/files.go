@@ -47,7 +47,8 @@ func relPath(p, workdir string) (string, error) {
 }
 
 // WriteFile writes data at p atomically (a temporary file renamed into
-// place), creating parent directories; mode 0 means 0644.
+// place), creating parent directories; mode 0 keeps an existing file's mode
+// and means 0644 for a new file.
 func (s *Sandbox) WriteFile(ctx context.Context, p string, data []byte, mode fs.FileMode) error {
 	if err := s.writeFile(ctx, p, data, mode); err != nil {
 		return fmt.Errorf("write %q in sandbox %q: %w", p, s.id, err)
@@ -62,7 +63,11 @@ func (s *Sandbox) writeFile(ctx context.Context, p string, data []byte, mode fs.
 	}
 	defer r.Close()
 	if mode == 0 {
+		// Keep an existing file's mode: an edit must not drop the executable bit.
 		mode = 0o644
+		if st, err := r.Stat(rel); err == nil && st.Mode().IsRegular() {
+			mode = st.Mode().Perm()
+		}
 	}
 	dir := path.Dir(rel)
 	if err := r.MkdirAll(dir, 0o755); err != nil {
@@ -71,7 +76,10 @@ func (s *Sandbox) writeFile(ctx context.Context, p string, data []byte, mode fs.
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	tmp := path.Join(dir, ".rbx-write-"+hex.EncodeToString(b[:]))
-	if err := r.WriteFile(tmp, data, 0o600); err != nil {
+	forkMu.Lock()
+	err = r.WriteFile(tmp, data, 0o600)
+	forkMu.Unlock()
+	if err != nil {
 		return classify(err)
 	}
 	// Chmod after the write: the umask must not change the requested mode.

@@ -120,10 +120,7 @@ func destroy(dir string, sh *shellProc) error {
 		sh.stop()
 	}
 	killByEnv(rootEnv(filepath.Join(dir, "root")))
-	if err := forceRemoveAll(dir); err != nil {
-		return err
-	}
-	return nil
+	return forceRemoveAll(dir)
 }
 
 // forceRemoveAll deletes dir even when commands left read-only directories

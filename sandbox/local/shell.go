@@ -40,7 +40,9 @@ func startShell(ctx context.Context, dir string, env []string, outputCap int, gr
 		return nil, fmt.Errorf("start session shell: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
+	forkMu.RLock()
 	err = cmd.Start()
+	forkMu.RUnlock()
 	_ = pw.Close() // the shell holds its own copy: EOF once it and its jobs are gone
 	if err != nil {
 		_ = pr.Close()

@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"context"
-	"os"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -19,14 +18,8 @@ import (
 // the goroutine reading its output must end. A builtin loop that keeps
 // printing fills the 16-chunk channel after Run has returned ErrBroken; with
 // nobody left to receive, the reader blocks on the send forever (and keeps
-// its buffers), even after the shell is killed and the pipe closed. Shell has
-// no Close to release it.
-//
-// Known bug, gated: set RBX_KNOWN_BUGS=1 to run.
+// its buffers), even after the shell is killed and the pipe closed.
 func TestBrokenShellReaderExits(t *testing.T) {
-	if os.Getenv("RBX_KNOWN_BUGS") == "" {
-		t.Skip("known session bug (reader goroutine leak after ErrBroken); set RBX_KNOWN_BUGS=1 to run")
-	}
 	sh, stop := startArgv(t, session.StartCommand, session.WithGrace(200*time.Millisecond))
 	_, err := sh.Run(context.Background(), sandbox.ExecRequest{Command: "while :; do echo spam; done", Timeout: 100 * time.Millisecond})
 	require.ErrorIs(t, err, session.ErrBroken)

@@ -20,11 +20,7 @@ import (
 // shell, which bash does not do; `command eval` removes the special
 // built-in's exit-on-error property in every POSIX shell.
 //
-// Known bug, gated until Script uses `command eval`: set RBX_KNOWN_BUGS=1 to run.
 func TestPOSIXShellSurvivesSpecialBuiltinErrors(t *testing.T) {
-	if os.Getenv("RBX_KNOWN_BUGS") == "" {
-		t.Skip("known session bug (syntax error exits dash/busybox sh); set RBX_KNOWN_BUGS=1 to run")
-	}
 	shells := map[string][]string{"dash": {"dash"}, "busybox": {"busybox", "sh"}}
 	for name, argv := range shells {
 		t.Run(name, func(t *testing.T) {

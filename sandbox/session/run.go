@@ -18,19 +18,35 @@ func (s *Shell) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecR
 	if s.broken != nil {
 		return sandbox.ExecResult{}, s.broken
 	}
+	for k := range req.Env {
+		if !validName(k) {
+			return sandbox.ExecResult{}, fmt.Errorf("%w: env name %q: expected letters, digits and _", sandbox.ErrInvalidSpec, k)
+		}
+	}
 	start := time.Now()
 	s.step++
 	n := s.step
 	if _, err := fmt.Fprint(s.stdin, Script(s.nonce, n, req)); err != nil {
 		s.broken = fmt.Errorf("%w: write: %v", ErrExited, err)
+		s.Close()
 		return sandbox.ExecResult{Duration: time.Since(start)}, s.broken
 	}
 	res, err := s.collect(ctx, req.Timeout, fmt.Sprintf("%s-%d-", s.nonce, n), []byte(fmt.Sprintf("__rbx_%s_%d:", s.nonce, n)))
 	res.Duration = time.Since(start)
 	if err != nil {
 		s.broken = err
+		s.Close() // nobody reads this shell's output again
 	}
 	return res, err
+}
+
+func validName(k string) bool {
+	for i, c := range k {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return k != ""
 }
 
 // collect reads until the step's sentinel, enforcing the timeout.

@@ -133,7 +133,7 @@ func (s *Shell) Close() {
 func Script(nonce string, n int, req sandbox.ExecRequest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "export RBX_STEP=%s-%d-\n", nonce, n)
-	body := "eval " + Quote(req.Command)
+	body := "command eval " + Quote(req.Command) // "command" keeps eval errors from exiting POSIX sh
 	if req.Cwd != "" || len(req.Env) > 0 {
 		var pre []string
 		if req.Cwd != "" {

@@ -146,7 +146,8 @@ func (d *decoder) mapping(n *Node, v reflect.Value, path string) {
 	for _, f := range n.Fields {
 		fp := Key(path, f.Key)
 		if seen[f.Key] {
-			d.at(f.Value, fp, "duplicate key %q", f.Key)
+			d.r.Add(&ParseError{File: d.r.file, Line: f.KeyPos.Line, Column: f.KeyPos.Column, Field: fp,
+				Msg: fmt.Sprintf("duplicate key %q", f.Key)})
 			continue
 		}
 		seen[f.Key] = true

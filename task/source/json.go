@@ -23,6 +23,9 @@ func ParseJSONLine(file string, data []byte, line int) (*Node, error) {
 }
 
 func parseJSON(file string, data []byte, lineOffset int) (*Node, error) {
+	// Editors on some systems start files with a UTF-8 byte order mark,
+	// which encoding/json rejects.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	// encoding/json finds syntax errors with their byte offset; the token
 	// walk below then only has to record positions.
 	var probe any
@@ -41,7 +44,7 @@ func parseJSON(file string, data []byte, lineOffset int) (*Node, error) {
 		}
 		return nil, &ParseError{File: file, Line: pos.Line, Column: pos.Column, Msg: "invalid JSON: " + msg}
 	}
-	p := &jsonWalker{data: data, dec: json.NewDecoder(bytes.NewReader(data)), lineOffset: lineOffset}
+	p := &jsonWalker{data: data, dec: json.NewDecoder(bytes.NewReader(data)), pos: newTracker(data, lineOffset)}
 	p.dec.UseNumber()
 	n, err := p.value()
 	if err != nil {
@@ -61,9 +64,34 @@ func offsetPos(data []byte, off, lineOffset int) Pos {
 }
 
 type jsonWalker struct {
-	data       []byte
-	dec        *json.Decoder
-	lineOffset int
+	data []byte
+	dec  *json.Decoder
+	pos  *tracker
+}
+
+// tracker turns increasing byte offsets into positions in time linear in
+// the document, where offsetPos would be quadratic on large files.
+type tracker struct {
+	data      []byte
+	off       int
+	line, col int
+}
+
+func newTracker(data []byte, lineOffset int) *tracker {
+	return &tracker{data: data, line: 1 + lineOffset, col: 1}
+}
+
+func (t *tracker) at(off int) Pos {
+	off = min(max(off, t.off), len(t.data))
+	for _, r := range string(t.data[t.off:off]) {
+		if r == '\n' {
+			t.line, t.col = t.line+1, 1
+		} else {
+			t.col++
+		}
+	}
+	t.off = off
+	return Pos{Line: t.line, Column: t.col}
 }
 
 // next returns the next token and the position where it starts: the
@@ -77,7 +105,7 @@ func (p *jsonWalker) next() (json.Token, Pos, error) {
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}
-	return tok, offsetPos(p.data, off, p.lineOffset), err
+	return tok, p.pos.at(off), err
 }
 
 func (p *jsonWalker) value() (*Node, error) {
