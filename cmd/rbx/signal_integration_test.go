@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/images"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/docker"
+)
+
+// buildRBX compiles the rbx binary for tests that need a real process.
+func buildRBX(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "rbx")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return bin
+}
+
+func dockerOrSkip(t *testing.T) *docker.Runtime {
+	t.Helper()
+	ctx := context.Background()
+	if err := docker.Available(ctx); err != nil {
+		t.Skipf("no Docker engine answers: %v", err)
+	}
+	rt, err := docker.New()
+	t.Cleanup(func() { _ = rt.Close() })
+	require.NoError(t, err)
+	b, err := images.NewBuilder(rt.Client())
+	require.NoError(t, err)
+	_, err = b.Ensure(ctx, "rbx/busybox:latest")
+	require.NoError(t, err)
+	return rt
+}
+
+// TestIntegrationReplaySIGINTLeavesNothing: SIGINT (and SIGTERM) in the
+// middle of a replay stops it, removes its container and exits 130.
+func TestIntegrationReplaySIGINTLeavesNothing(t *testing.T) {
+	rt := dockerOrSkip(t)
+	bin := buildRBX(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			id := fmt.Sprintf("sigtest-%d", time.Now().UnixNano())
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "task.yaml"),
+				[]byte("id: "+id+"\ninstruction: wait\nimage: rbx/busybox:latest\nverify: {command: \"true\"}\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "t.json"), []byte(`{"id": "slow", "task": "task.yaml", "steps": [
+				{"action": "shell", "command": "echo started"},
+				{"action": "shell", "command": "sleep 60", "timeout": "120s"}]}`), 0o644))
+			cmd := exec.Command(bin, "replay", filepath.Join(dir, "t.json"), "--runtime", "docker")
+			stdout, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			// Wait until step 0 is done: the container exists and step 1 runs.
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() && !strings.HasPrefix(sc.Text(), "0 ") {
+			}
+			selector := map[string]string{sandbox.LabelTask: id}
+			list, err := rt.List(context.Background(), selector)
+			require.NoError(t, err)
+			require.Len(t, list, 1, "the replay's container is running")
+			require.NoError(t, cmd.Process.Signal(sig))
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee)
+			assert.Equal(t, exitInterrupted, ee.ExitCode())
+			list, err = rt.List(context.Background(), selector)
+			require.NoError(t, err)
+			assert.Empty(t, list, "no container left behind")
+		})
+	}
+}
