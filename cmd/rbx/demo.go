@@ -49,6 +49,7 @@ type demoRow struct {
 	Example string        `json:"example"`
 	K       int           `json:"k"`
 	T       int           `json:"steps_total"`
+	Create  time.Duration `json:"create_ns"`
 	Reset   time.Duration `json:"reset_ns"`
 	Suffix  time.Duration `json:"suffix_ns"`
 	Passed  bool          `json:"verifier_passed"`
@@ -86,9 +87,9 @@ func runDemo(ctx context.Context, s Streams, log *slog.Logger, o *demoOptions) (
 		return err
 	}
 	var rows []demoRow
-	w := newTabWriter(s.Out)
+	const rowFmt = "%-12s %3s %3s %12s %12s %12s  %s\n"
 	if o.output == "table" {
-		fmt.Fprintf(w, "EXAMPLE\tK\tT\tRESET TO K\tSUFFIX K..T\tVERIFIER\n")
+		fmt.Fprintf(s.Out, rowFmt, "EXAMPLE", "K", "T", "CREATE", "RESET TO K", "SUFFIX K..T", "VERIFIER")
 	}
 	for _, p := range paths {
 		in, err := loadTrajectory(filepath.Join(dir, p), "", "")
@@ -104,8 +105,7 @@ func runDemo(ctx context.Context, s Streams, log *slog.Logger, o *demoOptions) (
 				if !row.Passed {
 					verdict = "FAILED: " + row.Error
 				}
-				fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\t%s\n", in.task.ID, k, row.T, round(row.Reset), round(row.Suffix), verdict)
-				w.Flush()
+				fmt.Fprintf(s.Out, rowFmt, in.task.ID, fmt.Sprint(k), fmt.Sprint(row.T), round(row.Create), round(row.Reset), round(row.Suffix), verdict)
 			}
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -142,7 +142,9 @@ func demoCheckpoints(in *loaded) []int {
 func demoOne(ctx context.Context, rt sandbox.Runtime, rp *replayer.Replayer, in *loaded, o *demoOptions, s Streams, log *slog.Logger, k int) (row demoRow) {
 	row = demoRow{Example: in.task.ID, K: k, T: in.traj.Len()}
 	fail := func(err error) demoRow { row.Error = err.Error(); return row }
+	start := time.Now()
 	sb, err := startSandbox(ctx, rt, o.rt, in, s, log)
+	row.Create = time.Since(start)
 	if err != nil {
 		return fail(err)
 	}
