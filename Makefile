@@ -15,7 +15,7 @@ build:
 
 # Base images are built locally (no registry): static busybox, Debian bookworm.
 images: build
-	./$(BIN) images build
+	./$(BIN) images build --if-engine
 
 demo: images
 	./$(BIN) demo

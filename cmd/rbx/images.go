@@ -17,15 +17,18 @@ func newImagesCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 		Use:   "images",
 		Short: "Build and list the locally built base images (no registry needed)",
 	}
-	cmd.AddCommand(&cobra.Command{
+	var optional bool
+	build := &cobra.Command{
 		Use:   "build [NAME...]",
 		Short: "Build base images that are missing (default: all recipes)",
 		Example: `  rbx images build                      # rbx/busybox and rbx/debian:bookworm
   rbx images build rbx/busybox`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runImagesBuild(cmd.Context(), s, logger(), args)
+			return runImagesBuild(cmd.Context(), s, logger(), args, optional)
 		},
-	}, &cobra.Command{
+	}
+	build.Flags().BoolVar(&optional, "if-engine", false, "without a container engine, warn and succeed (the local runtime needs no images)")
+	cmd.AddCommand(build, &cobra.Command{
 		Use:   "list",
 		Short: "List the recipes and whether each image is present",
 		Args:  exactArgs(0),
@@ -39,7 +42,7 @@ func newImagesCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 	return cmd
 }
 
-func runImagesBuild(ctx context.Context, s Streams, log *slog.Logger, names []string) error {
+func runImagesBuild(ctx context.Context, s Streams, log *slog.Logger, names []string, optional bool) error {
 	if len(names) == 0 {
 		for _, r := range images.Recipes() {
 			names = append(names, r.Name)
@@ -51,6 +54,10 @@ func runImagesBuild(ctx context.Context, s Streams, log *slog.Logger, names []st
 		}
 	}
 	if err := docker.Available(ctx); err != nil {
+		if optional {
+			fmt.Fprintf(s.ErrOut, "warning: no container engine answered (%v); no images built, the local runtime will be used\n", err)
+			return nil
+		}
 		return fmt.Errorf("build images: %w", err)
 	}
 	rt, err := docker.New(docker.WithLogger(log))

@@ -138,6 +138,9 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 // startSandbox creates the task's sandbox and copies its files in; on any
 // failure it removes what it created.
 func startSandbox(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, in *loaded, s Streams, log *slog.Logger) (sb sandbox.Sandbox, err error) {
+	if in.task.Build != nil && in.task.Image == "" && rt.Name() != "local" {
+		return nil, usageError("%s: build: building task images from a Dockerfile is not supported yet; set image to a local image", in.task.Path)
+	}
 	if err := ensureImage(ctx, rt, f, in.task.Image, s.ErrOut, log); err != nil {
 		return nil, err
 	}

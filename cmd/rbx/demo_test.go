@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDemoFallsBackToLocal: with no engine answering, the demo warns once
+// and runs every example on the local runtime, and every verifier passes.
+func TestDemoFallsBackToLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode")
+	}
+	t.Setenv("DOCKER_HOST", "unix://"+t.TempDir()+"/no-engine.sock")
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"demo", "--output", "json"}, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	require.Equal(t, exitOK, code, "stderr: %s", errOut.String())
+	assert.Equal(t, 1, strings.Count(errOut.String(), "warning: no container engine answered"), errOut.String())
+	assert.Contains(t, errOut.String(), "local runtime")
+	var rows []demoRow
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rows))
+	examples := map[string]int{}
+	for _, r := range rows {
+		assert.True(t, r.Passed, "%s k=%d: %s", r.Example, r.K, r.Error)
+		examples[r.Example]++
+	}
+	assert.Len(t, examples, 3)
+	for ex, n := range examples {
+		assert.GreaterOrEqual(t, n, 3, "%s: several checkpoints", ex)
+	}
+}
+
+// TestImagesBuildIfEngine: without an engine, `images build --if-engine`
+// warns and succeeds (what make demo relies on), plain `images build` fails.
+func TestImagesBuildIfEngine(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix://"+t.TempDir()+"/no-engine.sock")
+	var out, errOut bytes.Buffer
+	s := Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	assert.Equal(t, exitOK, Run(context.Background(), []string{"images", "build", "--if-engine"}, s), errOut.String())
+	assert.Contains(t, errOut.String(), "warning: no container engine answered")
+	assert.Equal(t, exitUnavailable, Run(context.Background(), []string{"images", "build"}, s))
+}
