@@ -44,11 +44,9 @@ func (t *stepTable) row(r replayer.StepResult) {
 }
 
 func (t *stepTable) summary(res *replayResult) {
-	rep := res.Report
-	if rep == nil {
-		return
-	}
-	if d := rep.Divergence; d != nil {
+	if rep := res.Report; rep == nil {
+		// verify without a replay: only the verdict below
+	} else if d := rep.Divergence; d != nil {
 		fmt.Fprintf(t.w, "\nDIVERGED at step %d (%s): %s\n", d.Index, d.Summary, d.Reason)
 		if d.Expected != "" || d.Got != "" {
 			fmt.Fprintf(t.w, "  expected: %s\n  actual:   %s\n", d.Expected, d.Got)
@@ -102,7 +100,6 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
-
 
 // exactArgs is cobra.ExactArgs with errors that map to the usage exit code.
 func exactArgs(n int) cobra.PositionalArgs {

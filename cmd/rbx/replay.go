@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/verifier"
 )
 
@@ -123,7 +125,7 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 		}
 	}
 	if o.keep && ctx.Err() == nil {
-		res.Kept, res.Enter = true, enterHint(rt.Name(), sb.ID(), in.task.Image)
+		res.Kept, res.Enter = true, enterHint(sb, in.task)
 	}
 	if err != nil {
 		res.Error = err.Error()
@@ -171,15 +173,16 @@ func parseServices(list []string) (map[string]string, error) {
 	return m, nil
 }
 
-func enterHint(runtime, id, image string) string {
-	if runtime == "local" {
-		return "cd " + strings.TrimPrefix(id, "local:") + " && bash"
+// enterHint tells the user how to get a shell in a kept sandbox.
+func enterHint(sb sandbox.Sandbox, tk *task.Task) string {
+	if l, ok := sb.(interface{ Root() string }); ok { // the local runtime
+		return fmt.Sprintf("cd %s && bash   # unisolated: RBX_ROOT=%s", path.Join(l.Root(), tk.SandboxSpec().Workdir), l.Root())
 	}
 	shell := "bash"
-	if strings.Contains(image, "busybox") {
+	if strings.Contains(tk.Image, "busybox") {
 		shell = "sh"
 	}
-	return fmt.Sprintf("docker exec -it %s %s", short(id), shell)
+	return fmt.Sprintf("docker exec -it %s %s", short(sb.ID()), shell)
 }
 
 func short(id string) string {

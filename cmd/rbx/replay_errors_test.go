@@ -26,12 +26,12 @@ func step(s string) string { return `{"id": "tr", "task": "task.yaml", "steps": 
 func TestReplayMalformedInputs(t *testing.T) {
 	okStep := `{"action": "shell", "command": "echo hi"}`
 	tests := []struct {
-		name  string
-		task  string // task.yaml content ("" = goodTask)
-		traj  string // trajectory.json content
-		file  string // trajectory file name (default trajectory.json)
-		args  []string
-		want  []string // substrings of the error
+		name string
+		task string // task.yaml content ("" = goodTask)
+		traj string // trajectory.json content
+		file string // trajectory file name (default trajectory.json)
+		args []string
+		want []string // substrings of the error
 	}{
 		{name: "bad JSON", traj: `{"id": "tr", "steps": [`, want: []string{"trajectory.json:1"}},
 		{name: "unknown action", traj: step(`{"action": "teleport"}`), want: []string{"steps[0].action", "teleport"}},

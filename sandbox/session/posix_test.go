@@ -19,7 +19,6 @@ import (
 // syntax error inside `eval` (a special built-in) exits the non-interactive
 // shell, which bash does not do; `command eval` removes the special
 // built-in's exit-on-error property in every POSIX shell.
-//
 func TestPOSIXShellSurvivesSpecialBuiltinErrors(t *testing.T) {
 	shells := map[string][]string{"dash": {"dash"}, "busybox": {"busybox", "sh"}}
 	for name, argv := range shells {
