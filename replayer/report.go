@@ -46,6 +46,9 @@ type Report struct {
 	Steps      []StepResult  `json:"steps"`
 	Divergence *StepError    `json:"divergence,omitempty"`
 	Duration   time.Duration `json:"duration_ns"`
+	// Vars are the variables bound when the replay stopped (captured values
+	// may be secrets such as OTPs, so they are not serialised).
+	Vars map[string]string `json:"-"`
 }
 
 // Reached is the checkpoint the sandbox is at: To when the replay

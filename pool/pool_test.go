@@ -1,0 +1,180 @@
+package pool_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// fakeRuntime creates in-memory sandboxes; failing makes Create fail.
+type fakeRuntime struct {
+	n       atomic.Int64
+	failing atomic.Bool
+	mu      sync.Mutex
+	live    map[string]*fakeSandbox
+}
+
+func newFakeRuntime() *fakeRuntime { return &fakeRuntime{live: map[string]*fakeSandbox{}} }
+
+func (r *fakeRuntime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
+	if r.failing.Load() {
+		return nil, fmt.Errorf("create: %w", sandbox.ErrUnavailable)
+	}
+	sb := &fakeSandbox{id: fmt.Sprintf("sb-%d", r.n.Add(1)), rt: r, labels: spec.Labels}
+	r.mu.Lock()
+	r.live[sb.id] = sb
+	r.mu.Unlock()
+	return sb, nil
+}
+
+func (r *fakeRuntime) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.live)
+}
+
+type fakeSandbox struct {
+	id     string
+	rt     *fakeRuntime
+	dead   atomic.Bool
+	labels map[string]string
+}
+
+func (s *fakeSandbox) ID() string { return s.id }
+func (s *fakeSandbox) Exec(context.Context, sandbox.ExecRequest) (sandbox.ExecResult, error) {
+	if s.dead.Load() {
+		return sandbox.ExecResult{}, sandbox.ErrSandboxGone
+	}
+	return sandbox.ExecResult{}, nil
+}
+func (s *fakeSandbox) WriteFile(context.Context, string, []byte, fs.FileMode) error { return nil }
+func (s *fakeSandbox) ReadFile(context.Context, string) ([]byte, error)           { return nil, nil }
+func (s *fakeSandbox) Remove(context.Context) error {
+	s.rt.mu.Lock()
+	delete(s.rt.live, s.id)
+	s.rt.mu.Unlock()
+	return nil
+}
+
+func newPool(t *testing.T, rt pool.Creator, opts ...pool.Option) *pool.Pool {
+	t.Helper()
+	p, err := pool.New(rt, pool.Template{Key: "k", Spec: sandbox.Spec{Image: "img"}}, opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	return p
+}
+
+func TestPoolFillsAndNeverHandsOutTwice(t *testing.T) {
+	rt := newFakeRuntime()
+	p := newPool(t, rt, pool.WithSize(4), pool.WithConcurrency(2))
+	require.Eventually(t, func() bool { return p.Stats().Idle == 4 }, 2*time.Second, 5*time.Millisecond)
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				sb, err := p.Acquire(context.Background())
+				if !assert.NoError(t, err) {
+					return
+				}
+				mu.Lock()
+				assert.False(t, seen[sb.ID()], "handed out twice: %s", sb.ID())
+				seen[sb.ID()] = true
+				mu.Unlock()
+				p.Discard(sb)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Len(t, seen, 200)
+	require.Eventually(t, func() bool { return p.Stats().Idle == 4 }, 2*time.Second, 5*time.Millisecond, "refilled")
+	st := p.Stats()
+	assert.EqualValues(t, 200, st.Acquires)
+	assert.EqualValues(t, 0, st.InUse)
+	assert.GreaterOrEqual(t, st.Created, int64(204))
+	require.NoError(t, p.Close(context.Background()))
+	assert.Zero(t, rt.count(), "close removes idle sandboxes")
+	_, err := p.Acquire(context.Background())
+	assert.ErrorIs(t, err, pool.ErrClosed)
+}
+
+func TestPoolDiscardsBrokenSandboxes(t *testing.T) {
+	rt := newFakeRuntime()
+	p := newPool(t, rt, pool.WithSize(2))
+	require.Eventually(t, func() bool { return p.Stats().Idle == 2 }, 2*time.Second, 5*time.Millisecond)
+	rt.mu.Lock()
+	for _, sb := range rt.live {
+		sb.dead.Store(true) // killed while idle
+	}
+	rt.mu.Unlock()
+	sb, err := p.Acquire(context.Background())
+	require.NoError(t, err)
+	assert.False(t, sb.(*fakeSandbox).dead.Load())
+	assert.EqualValues(t, 2, p.Stats().Broken)
+}
+
+func TestPoolAcquireHonoursDeadlineAndRecovers(t *testing.T) {
+	rt := newFakeRuntime()
+	rt.failing.Store(true)
+	p := newPool(t, rt, pool.WithSize(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := p.Acquire(ctx)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "runtime unavailable", "names the last create error")
+	assert.Less(t, time.Since(start), time.Second)
+	assert.Positive(t, p.Stats().Failed)
+	rt.failing.Store(false) // the engine comes back
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel2()
+	sb, err := p.Acquire(ctx2)
+	require.NoError(t, err)
+	assert.Equal(t, "k", sb.(*fakeSandbox).labels[pool.LabelPool])
+}
+
+func TestPoolSizeZeroCreatesOnDemand(t *testing.T) {
+	rt := newFakeRuntime()
+	p := newPool(t, rt, pool.WithSize(0))
+	time.Sleep(20 * time.Millisecond)
+	assert.Zero(t, rt.count())
+	sb, err := p.Acquire(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, rt.count())
+	p.Discard(sb)
+	require.NoError(t, p.Close(context.Background()))
+	assert.Zero(t, rt.count())
+}
+
+func TestPoolPrepareFailureRemoves(t *testing.T) {
+	rt := newFakeRuntime()
+	boom := errors.New("boom")
+	p, err := pool.New(rt, pool.Template{Key: "k", Spec: sandbox.Spec{Image: "i"},
+		Prepare: func(context.Context, sandbox.Sandbox) error { return boom }}, pool.WithSize(1))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	require.Eventually(t, func() bool { return p.Stats().Failed > 0 }, 2*time.Second, 5*time.Millisecond)
+	assert.Contains(t, p.Stats().LastError, "boom")
+	assert.Zero(t, rt.count(), "a sandbox that failed to prepare is removed")
+}
+
+func TestPoolOptionsValidate(t *testing.T) {
+	_, err := pool.New(newFakeRuntime(), pool.Template{Key: "k"}, pool.WithSize(-1))
+	assert.Error(t, err)
+	_, err = pool.New(newFakeRuntime(), pool.Template{Key: "k"}, pool.WithConcurrency(0))
+	assert.Error(t, err)
+}

@@ -1,0 +1,97 @@
+package reset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// Error is a reset that failed: Attempts tells how many sandboxes were
+// tried; Err is the last failure (a *replayer.StepError for a divergence,
+// a sandbox error otherwise).
+type Error struct {
+	Task     string
+	K        int
+	Attempts int
+	Err      error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("reset %s to k=%d (attempt %d): %v", e.Task, e.K, e.Attempts, e.Err)
+}
+
+// Unwrap exposes the last failure.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Reset returns a sandbox at checkpoint k of traj: a warm sandbox of the
+// task's pool with steps [0, k) replayed. The report's Vars let the caller
+// continue the trajectory (replayer.Resume). The caller owns the sandbox and
+// gives it back with Release. On failure nothing is left behind; the report
+// of the last attempt is returned with the error.
+func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (sandbox.Sandbox, *replayer.Report, error) {
+	if err := replayer.CheckCheckpoint(traj, k); err != nil {
+		return nil, nil, &Error{Task: tk.ID, K: k, Err: err}
+	}
+	p, err := r.poolFor(tk)
+	if err != nil {
+		return nil, nil, &Error{Task: tk.ID, K: k, Err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout(tk))
+	defer cancel()
+	var rep *replayer.Report
+	for attempt := 1; ; attempt++ {
+		sb, aerr := p.Acquire(ctx)
+		if aerr != nil {
+			return nil, rep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: aerr}
+		}
+		rep, err = r.rp.Replay(ctx, sb, tk, traj, k)
+		if err == nil {
+			r.mu.Lock()
+			if r.closed { // closed while we replayed: do not hand out
+				r.mu.Unlock()
+				p.Discard(sb)
+				return nil, rep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: pool.ErrClosed}
+			}
+			r.out[sb.ID()] = handed{sb: sb, pool: p}
+			r.mu.Unlock()
+			return sb, rep, nil
+		}
+		p.Discard(sb)
+		if !Retryable(err) || attempt > r.cfg.retries || ctx.Err() != nil {
+			return nil, rep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: err}
+		}
+		r.cfg.log.Warn("reset: retrying on a fresh sandbox", "task", tk.ID, "k", k, "attempt", attempt, "err", err)
+	}
+}
+
+// Release gives a sandbox from Reset back: it is removed and its pool refills.
+func (r *Resetter) Release(sb sandbox.Sandbox) {
+	if sb == nil {
+		return
+	}
+	r.mu.Lock()
+	h, ok := r.out[sb.ID()]
+	delete(r.out, sb.ID())
+	r.mu.Unlock()
+	if ok {
+		h.pool.Discard(sb)
+	}
+}
+
+// Retryable reports whether err is the infrastructure's fault (the sandbox
+// died, the engine went away), so that the same reset may succeed on a fresh
+// sandbox. A divergence or an invalid checkpoint is not.
+func Retryable(err error) bool {
+	var se *replayer.StepError
+	if errors.As(err, &se) && se.Reason != replayer.ReasonInfra {
+		return false
+	}
+	return errors.Is(err, sandbox.ErrSandboxGone) || errors.Is(err, sandbox.ErrUnavailable) ||
+		errors.Is(err, sandbox.ErrNotFound) || se != nil
+}
