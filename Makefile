@@ -34,6 +34,7 @@ vet:
 # Benchmarks print their figures next to their baselines in one run.
 bench: images
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./replayer/
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./reset/
 	$(GO) test -run '^$$' -bench . -benchtime 200x -timeout 30m ./sandbox/docker/
 
 FUZZTIME ?= 15s

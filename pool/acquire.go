@@ -78,8 +78,8 @@ func (p *Pool) remove(ctx context.Context, sb sandbox.Sandbox) {
 	p.rmWG.Add(1)
 	go func() {
 		defer p.rmWG.Done()
-		p.sem <- struct{}{}
-		defer func() { <-p.sem }()
+		p.rmSem <- struct{}{}
+		defer func() { <-p.rmSem }()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		if err := sb.Remove(rctx); err != nil {

@@ -49,6 +49,7 @@ type Pool struct {
 	stop   context.CancelFunc
 	done   chan struct{}
 	sem    chan struct{} // bounds concurrent creations
+	rmSem  chan struct{} // bounds concurrent removals, apart: a burst of removals must not stall refills
 	rmWG   sync.WaitGroup
 	stats  counters
 	closed atomic.Bool
@@ -77,7 +78,8 @@ func WithSize(n int) Option {
 	}
 }
 
-// WithConcurrency bounds concurrent creations and removals (default 4).
+// WithConcurrency bounds concurrent creations, and separately concurrent
+// removals (default 4).
 func WithConcurrency(n int) Option {
 	return func(c *config) error {
 		if n < 1 {
@@ -118,7 +120,8 @@ func New(rt Creator, tmpl Template, opts ...Option) (*Pool, error) {
 	tmpl.Spec.Labels = labels
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pool{rt: rt, tmpl: tmpl, cfg: cfg, idle: make(chan sandbox.Sandbox, max(cfg.size, 1)),
-		wake: make(chan struct{}, 1), stop: cancel, done: make(chan struct{}), sem: make(chan struct{}, cfg.concurrency)}
+		wake: make(chan struct{}, 1), stop: cancel, done: make(chan struct{}), sem: make(chan struct{}, cfg.concurrency),
+		rmSem: make(chan struct{}, cfg.concurrency)}
 	go p.fill(ctx)
 	return p, nil
 }

@@ -1,0 +1,248 @@
+package reset_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/reset"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/docker"
+)
+
+// dist is a latency sample.
+type dist []time.Duration
+
+func (d dist) q(p float64) time.Duration {
+	s := append(dist(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[int(p*float64(len(s)-1)+0.5)]
+}
+
+func msf(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// BenchmarkIntegrationReset prints, in one run, for k ∈ {0, 10, 50}: warm
+// pool reset, cold reset (create + start + replay), the raw Engine API floor
+// (create + start; one exec round trip) and the docker-CLI script; then
+// sustained throughput at k = 10 with concurrency 8 against the engine's own
+// create + start + remove rate, and orchestrator memory per pooled sandbox.
+// Run with -benchtime 1x.
+func BenchmarkIntegrationReset(b *testing.B) {
+	rt := dockerRuntimeB(b)
+	for i := 0; i < b.N; i++ {
+		fmt.Printf("\nreset latency, rbx/busybox, trivial shell steps (ms)\n%-40s %4s %9s %9s %9s\n", "method", "k", "p50", "p99", "p50/warm")
+		var warm10 time.Duration
+		for _, k := range []int{0, 10, 50} {
+			warm := warmResets(b, rt, k, 40)
+			cold := coldResets(b, rt, k, 12)
+			cli := cliRuns(b, k, 4)
+			row := func(name string, d dist) {
+				fmt.Printf("%-40s %4d %9.2f %9.2f %8.1fx\n", name, k, msf(d.q(.5)), msf(d.q(.99)), float64(d.q(.5))/float64(warm.q(.5)))
+			}
+			row("rbx warm pool reset", warm)
+			row("rbx cold reset (create+start+replay)", cold)
+			row("docker CLI: run + k x exec", cli)
+			if k == 10 {
+				warm10 = warm.q(.5)
+			}
+		}
+		create, execRT := engineFloor(b, rt, 12)
+		fmt.Printf("%-40s %4s %9.2f %9.2f\n", "engine floor: create + start", "-", msf(create.q(.5)), msf(create.q(.99)))
+		fmt.Printf("%-40s %4s %9.2f %9.2f\n", "engine floor: one exec round trip", "-", msf(execRT.q(.5)), msf(execRT.q(.99)))
+		rbxRate := throughput(b, rt, 10, 8, 48)
+		engineRate := engineRate(b, rt, 8, 48)
+		perSandbox := memoryPerPooled(b, rt, 24)
+		fmt.Printf("\nwarm reset to k=10: p50 %.2f ms (target <= 25 ms)\n", msf(warm10))
+		fmt.Printf("throughput k=10, concurrency 8, fresh container per reset: rbx %.2f resets/s, engine create+start+remove %.2f/s, ratio %.2f (target >= 0.9)\n",
+			rbxRate, engineRate, rbxRate/engineRate)
+		fmt.Printf("orchestrator memory per pooled sandbox: %.0f KiB (target <= 2048 KiB)\n", perSandbox/1024)
+		b.ReportMetric(msf(warm10), "warm10-p50-ms")
+		b.ReportMetric(rbxRate/engineRate, "throughput-ratio")
+		b.ReportMetric(perSandbox/1024, "KiB/pooled")
+	}
+}
+
+func dockerRuntimeB(b *testing.B) *docker.Runtime { return dockerRuntime(b) }
+
+// warmResets measures Reset with a warm sandbox ready each time (the
+// refill wait is not counted: that is the pool's job between resets).
+func warmResets(b *testing.B, rt *docker.Runtime, k, n int) dist {
+	rp, err := replayer.New()
+	require.NoError(b, err)
+	r, err := reset.New(rt, rp, reset.WithPoolOptions(pool.WithSize(2)))
+	require.NoError(b, err)
+	defer r.Close(context.Background())
+	tk, traj := trivial(fmt.Sprintf("bench-warm-%d", k), k)
+	require.NoError(b, r.Warm(tk))
+	var d dist
+	for i := 0; i < n; i++ {
+		waitIdle(b, r, 1)
+		start := time.Now()
+		sb, _, err := r.Reset(context.Background(), tk, traj, k)
+		require.NoError(b, err)
+		d = append(d, time.Since(start))
+		r.Release(sb)
+	}
+	return d
+}
+
+func waitIdle(b *testing.B, r *reset.Resetter, n int) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, s := range r.Stats() {
+			if s.Idle >= n {
+				return
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	b.Fatalf("pool did not refill: %+v", r.Stats())
+}
+
+// coldResets: a fresh sandbox created, started and replayed, no pool.
+func coldResets(b *testing.B, rt *docker.Runtime, k, n int) dist {
+	rp, err := replayer.New()
+	require.NoError(b, err)
+	tk, traj := trivial(fmt.Sprintf("bench-cold-%d", k), k)
+	var d dist
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		sb, err := rt.Create(context.Background(), tk.SandboxSpec())
+		require.NoError(b, err)
+		_, err = rp.Replay(context.Background(), sb, tk, traj, k)
+		require.NoError(b, err)
+		d = append(d, time.Since(start))
+		require.NoError(b, sb.Remove(context.Background()))
+	}
+	return d
+}
+
+func cliRuns(b *testing.B, k, n int) dist {
+	var d dist
+	for i := 0; i < n; i++ {
+		out, err := exec.Command("../scripts/bench-cli.sh", busybox, strconv.Itoa(k)).Output()
+		require.NoError(b, err)
+		v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+		require.NoError(b, err)
+		d = append(d, time.Duration(v*1e6))
+	}
+	return d
+}
+
+// engineFloor measures the raw Engine API: create + start of a bare
+// container, and one exec round trip (create, start attached, inspect).
+func engineFloor(b *testing.B, rt *docker.Runtime, n int) (create, execRT dist) {
+	cli, ctx := rt.Client(), context.Background()
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		id := rawCreateStart(b, rt)
+		create = append(create, time.Since(start))
+		start = time.Now()
+		ex, err := cli.ContainerExecCreate(ctx, id, container.ExecOptions{Cmd: []string{"true"}, AttachStdout: true})
+		require.NoError(b, err)
+		hj, err := cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+		require.NoError(b, err)
+		_, _ = hj.Reader.WriteTo(discard{})
+		hj.Close()
+		_, err = cli.ContainerExecInspect(ctx, ex.ID)
+		require.NoError(b, err)
+		execRT = append(execRT, time.Since(start))
+		require.NoError(b, cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true}))
+	}
+	return create, execRT
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func rawCreateStart(b *testing.B, rt *docker.Runtime) string {
+	cli, ctx := rt.Client(), context.Background()
+	c, err := cli.ContainerCreate(ctx, &container.Config{Image: busybox, Cmd: []string{"sleep", "3600"},
+		Labels: sandbox.ManagedLabels(map[string]string{sandbox.LabelTask: "bench-floor"})},
+		&container.HostConfig{NetworkMode: "none", Init: ptr(true)}, nil, nil, "")
+	require.NoError(b, err)
+	require.NoError(b, cli.ContainerStart(ctx, c.ID, container.StartOptions{}))
+	return c.ID
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// throughput: n resets to k at concurrency c, each on a fresh container
+// from the pool, released (removed) after use.
+func throughput(b *testing.B, rt *docker.Runtime, k, c, n int) float64 {
+	rp, err := replayer.New()
+	require.NoError(b, err)
+	r, err := reset.New(rt, rp, reset.WithPoolOptions(pool.WithSize(c), pool.WithConcurrency(c)))
+	require.NoError(b, err)
+	defer r.Close(context.Background())
+	tk, traj := trivial("bench-throughput", k)
+	require.NoError(b, r.Warm(tk))
+	waitIdle(b, r, c)
+	var g errgroup.Group
+	g.SetLimit(c)
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		g.Go(func() error {
+			sb, _, err := r.Reset(context.Background(), tk, traj, k)
+			if err != nil {
+				return err
+			}
+			r.Release(sb)
+			return nil
+		})
+	}
+	require.NoError(b, g.Wait())
+	return float64(n) / time.Since(start).Seconds()
+}
+
+// engineRate: n × (create + start + remove) at concurrency c, raw API.
+func engineRate(b *testing.B, rt *docker.Runtime, c, n int) float64 {
+	var g errgroup.Group
+	g.SetLimit(c)
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		g.Go(func() error {
+			id := rawCreateStart(b, rt)
+			return rt.Client().ContainerRemove(context.Background(), id, container.RemoveOptions{Force: true})
+		})
+	}
+	require.NoError(b, g.Wait())
+	return float64(n) / time.Since(start).Seconds()
+}
+
+// memoryPerPooled fills a pool of n and returns the heap growth per sandbox.
+func memoryPerPooled(b *testing.B, rt *docker.Runtime, n int) float64 {
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse + m.StackInuse
+	}
+	before := heap()
+	p, err := pool.New(rt, pool.Template{Key: "bench-mem", Spec: sandbox.Spec{Image: busybox,
+		Labels: map[string]string{sandbox.LabelTask: "bench-mem"}}}, pool.WithSize(n), pool.WithConcurrency(4))
+	require.NoError(b, err)
+	var once sync.Once
+	defer once.Do(func() { _ = p.Close(context.Background()) })
+	deadline := time.Now().Add(2 * time.Minute)
+	for p.Stats().Idle < n && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.Equal(b, n, p.Stats().Idle)
+	after := heap()
+	return float64(after-before) / float64(n)
+}
