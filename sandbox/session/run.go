@@ -40,6 +40,31 @@ func (s *Shell) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecR
 	return res, err
 }
 
+// exited finds the supervisor's exit line in buf: the status and where the
+// line starts (the newline ExitScript prints before the marker is not output).
+func (s *Shell) exited(buf []byte) (code, at int, ok bool) {
+	if len(s.exitMark) == 0 {
+		return 0, 0, false
+	}
+	i := bytes.Index(buf, s.exitMark)
+	if i < 0 {
+		return 0, 0, false
+	}
+	rest := buf[i+len(s.exitMark):]
+	j := bytes.IndexByte(rest, '\n')
+	if j < 0 {
+		return 0, 0, false
+	}
+	code, err := strconv.Atoi(string(rest[:j]))
+	if err != nil {
+		code = -1
+	}
+	if i > 0 && buf[i-1] == '\n' {
+		i--
+	}
+	return code, i, true
+}
+
 func validName(k string) bool {
 	for i, c := range k {
 		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
@@ -64,6 +89,11 @@ func (s *Shell) collect(ctx context.Context, timeout time.Duration, marker strin
 	var grace <-chan time.Time
 	var rekill <-chan time.Time
 	for {
+		if code, at, ok := s.exited(buf); ok {
+			out.Write(buf[:at])
+			res.ExitCode = code
+			return out.result(res), fmt.Errorf("%w: status %d", ErrExited, code)
+		}
 		if i := bytes.Index(buf, sentinel); i >= 0 {
 			out.Write(buf[:i])
 			rest := buf[i+len(sentinel):]
@@ -79,7 +109,7 @@ func (s *Shell) collect(ctx context.Context, timeout time.Duration, marker strin
 				}
 				return out.result(res), nil
 			}
-		} else if keep := len(sentinel) + 12; len(buf) > keep {
+		} else if keep := max(len(sentinel), len(s.exitMark)+1) + 12; len(buf) > keep {
 			// Everything but a tail that could hold the start of the sentinel is output.
 			out.Write(buf[:len(buf)-keep])
 			buf = append([]byte(nil), buf[len(buf)-keep:]...)

@@ -63,6 +63,7 @@ type Shell struct {
 	pid       string
 	closed    chan struct{}
 	closeOnce sync.Once
+	exitMark  []byte
 }
 
 // Option configures a Shell.
@@ -70,6 +71,18 @@ type Option func(*Shell)
 
 // WithOutputCap sets how many output bytes a step keeps (default sandbox.DefaultOutputCap).
 func WithOutputCap(n int) Option { return func(s *Shell) { s.outputCap = n } }
+
+// WithExitMarker names the line a supervisor prints when the shell exits,
+// "<marker><status>\n" (default: none). Without it an exited shell is only
+// noticed when its output stream closes, which background jobs holding the
+// stream can delay until the step times out.
+func WithExitMarker(marker string) Option { return func(s *Shell) { s.exitMark = []byte(marker) } }
+
+// ExitScript is the shell code a supervisor runs after the session shell
+// to report its exit status with marker (see WithExitMarker).
+func ExitScript(marker string) string {
+	return `printf '\n` + marker + `%d\n' "$?"`
+}
 
 // WithGrace sets how long a killed step may take to report back before the
 // shell is declared broken (default 2s).

@@ -115,3 +115,18 @@ func TestShellExit(t *testing.T) {
 	_, err := sh.Run(context.Background(), sandbox.ExecRequest{Command: "exit 3"})
 	require.ErrorIs(t, err, session.ErrExited)
 }
+
+// TestShellExitMarker: a supervisor that outlives the shell reports its
+// exit with the marker, so the exit is seen at once even though a
+// background job keeps the output stream open.
+func TestShellExitMarker(t *testing.T) {
+	const marker = "__rbx_exited_test:"
+	script := "sh; " + session.ExitScript(marker) + "; sleep 30"
+	sh, _ := startArgv(t, []string{"/bin/sh", "-c", script}, session.WithExitMarker(marker))
+	start := time.Now()
+	res, err := sh.Run(context.Background(), sandbox.ExecRequest{Command: "sleep 30 & echo bye; exit 3", Timeout: 10 * time.Second})
+	require.ErrorIs(t, err, session.ErrExited)
+	assert.Less(t, time.Since(start), 5*time.Second, "seen at once, not at the step timeout")
+	assert.Equal(t, 3, res.ExitCode)
+	assert.Equal(t, "bye\n", string(res.Output))
+}
