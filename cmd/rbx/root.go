@@ -109,6 +109,9 @@ starting a sandbox and re-executing the trajectory's tool calls up to a checkpoi
 		newVerifyCmd(s, logger),
 		newImagesCmd(s, logger),
 		newDemoCmd(s, logger),
+		newSimulateCmd(s, logger),
+		newSFTCmd(s, logger),
+		newGCCmd(s, logger),
 	)
 	return root
 }

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rbx-sandbox/rbx/curriculum"
+	"github.com/rbx-sandbox/rbx/curriculum/sim"
+)
+
+// simulateOptions are the flags of `rbx simulate`.
+type simulateOptions struct {
+	n, m, seeds, hard, segments, maxEpisodes int
+	p, hardP                                 float64
+	strategy, plot, output                   string
+	gradual                                  bool
+}
+
+func newSimulateCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
+	o := &simulateOptions{}
+	cmd := &cobra.Command{
+		Use:   "simulate",
+		Short: "Compare rollback curricula on the seed's simulated learner",
+		Long: `Simulate drives each curriculum strategy, and plain from-the-start sampling (the
+baseline), with the seed's thought-experiment learner: n sequential subtasks, each
+succeeding with probability p, mastered after m rewarded episodes that exercised it,
+nothing learnt from failures. It prints the episodes needed until the task is solved
+end to end (mean, std, p10, p90 over the seeds), the ratio to the baseline, and the
+closed forms m/pⁿ (baseline), m·n/p (rollback) and n·pⁿ⁻¹ (their ratio).`,
+		Example: `  rbx simulate --n 8 --p 0.5 --m 4 --strategy all --seeds 200
+  rbx simulate --p 0.9 --hard 1 --hard-p 0.1 --plot rollback.png`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSimulate(cmd.Context(), s, logger(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.n, "n", 8, "number of sequential subtasks (checkpoints 0..n-1)")
+	f.Float64Var(&o.p, "p", 0.5, "per-subtask success probability before mastery")
+	f.IntVar(&o.m, "m", 4, "rewarded episodes that master a subtask")
+	f.StringVar(&o.strategy, "strategy", "all", "all, sequential, heuristic, parallel or search-learn")
+	f.IntVar(&o.seeds, "seeds", 200, "independent runs per strategy")
+	f.IntVar(&o.hard, "hard", -1, "position of one much harder subtask (with --hard-p)")
+	f.Float64Var(&o.hardP, "hard-p", 0.1, "success probability of the --hard subtask")
+	f.BoolVar(&o.gradual, "gradual", false, "skill improves linearly over the m rewarded episodes")
+	f.IntVar(&o.segments, "segments", 4, "M, Parallel Rollback's segments")
+	f.IntVar(&o.maxEpisodes, "max-episodes", 200_000, "cap on episodes per run; capped runs are reported")
+	f.StringVar(&o.plot, "plot", "", "write rollback position and success rate over episodes (seed 0) to this PNG")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	return cmd
+}
+
+// simulateResult is the JSON document `rbx simulate --output json` prints.
+type simulateResult struct {
+	Params          map[string]any `json:"params"`
+	ClosedFormRatio *float64       `json:"closed_form_ratio,omitempty"`
+	Results         []sim.Summary  `json:"results"`
+	Findings        []string       `json:"findings,omitempty"`
+}
+
+func runSimulate(_ context.Context, s Streams, log *slog.Logger, o *simulateOptions) error {
+	p, strategies, err := o.params()
+	if err != nil {
+		return err
+	}
+	log.Debug("simulate", "params", p, "strategies", strategies)
+	sums, err := sim.Compare(strategies, p, o.seeds)
+	if err != nil {
+		return err
+	}
+	res := simulateResult{Results: sums, Findings: findings(sums, p), Params: map[string]any{
+		"n": p.N, "p": p.P, "m": p.M, "seeds": o.seeds, "gradual": p.Gradual, "max_episodes": p.MaxEpisodes, "segments": o.segments}}
+	if p.HardP > 0 {
+		res.Params["hard"], res.Params["hard_p"] = p.Hard, p.HardP
+	}
+	if r := sim.ClosedFormRatio(p); !math.IsNaN(r) {
+		res.ClosedFormRatio = &r
+	}
+	if o.plot != "" {
+		if err := plotSeries(o.plot, strategies, p); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.ErrOut, "wrote %s\n", o.plot)
+	}
+	for _, sum := range sums {
+		if sum.Capped > 0 {
+			fmt.Fprintf(s.ErrOut, "warning: %s: %d of %d runs hit --max-episodes %d (counted at the cap)\n", sum.Strategy, sum.Capped, sum.Seeds, p.MaxEpisodes)
+		}
+	}
+	if o.output == "json" {
+		for i := range res.Results { // JSON has no NaN
+			if math.IsNaN(res.Results[i].ClosedForm) {
+				res.Results[i].ClosedForm = 0
+			}
+		}
+		return writeJSON(s.Out, res)
+	}
+	printSimulation(s.Out, res, p)
+	return nil
+}
+
+func (o *simulateOptions) params() (sim.Params, []string, error) {
+	switch {
+	case o.output != "table" && o.output != "json":
+		return sim.Params{}, nil, usageError("--output %q: expected table or json", o.output)
+	case o.n < 1 || o.n > 64:
+		return sim.Params{}, nil, usageError("--n %d: expected 1..64", o.n)
+	case o.p <= 0 || o.p > 1, o.hardP <= 0 || o.hardP > 1:
+		return sim.Params{}, nil, usageError("--p and --hard-p: expected (0, 1]")
+	case o.m < 1, o.seeds < 1, o.maxEpisodes < 1:
+		return sim.Params{}, nil, usageError("--m, --seeds and --max-episodes: expected at least 1")
+	case o.hard >= o.n:
+		return sim.Params{}, nil, usageError("--hard %d: expected 0..%d", o.hard, o.n-1)
+	}
+	strategies := sim.Strategies()[1:]
+	if o.strategy != "all" {
+		if !slices.Contains(strategies, o.strategy) {
+			return sim.Params{}, nil, usageError("--strategy %q: expected all, %s", o.strategy, strings.Join(strategies, ", "))
+		}
+		strategies = []string{o.strategy}
+	}
+	p := sim.Params{N: o.n, P: o.p, M: o.m, Gradual: o.gradual, MaxEpisodes: o.maxEpisodes,
+		Options: []curriculum.Option{curriculum.WithSegments(o.segments)}}
+	if o.hard >= 0 {
+		p.Hard, p.HardP = o.hard, o.hardP
+	}
+	if o.segments < 1 {
+		return p, nil, usageError("--segments %d: expected at least 1", o.segments)
+	}
+	return p, strategies, nil
+}
+
+// findings compares Heuristic and Search-Learn with Sequential (the seed's comparison).
+func findings(sums []sim.Summary, p sim.Params) []string {
+	by := map[string]sim.Summary{}
+	for _, s := range sums {
+		by[s.Strategy] = s
+	}
+	seq, ok := by[string(curriculum.Sequential)]
+	if !ok {
+		return nil
+	}
+	where := "uniform subtasks"
+	if p.HardP > 0 {
+		where = fmt.Sprintf("one hard subtask (p=%g) at position %d", p.HardP, p.Hard)
+	}
+	var out []string
+	for _, name := range []string{string(curriculum.Heuristic), string(curriculum.SearchLearn), string(curriculum.Parallel)} {
+		if s, ok := by[name]; ok {
+			verdict := "fewer"
+			if s.Mean >= seq.Mean {
+				verdict = "NOT fewer"
+			}
+			out = append(out, fmt.Sprintf("%s needs %s episodes than sequential with %s: %.1f vs %.1f (%+.0f%%)",
+				name, verdict, where, s.Mean, seq.Mean, 100*(s.Mean/seq.Mean-1)))
+		}
+	}
+	return out
+}
+
+func printSimulation(w io.Writer, res simulateResult, p sim.Params) {
+	fmt.Fprintf(w, "learner: n=%d p=%g m=%d", p.N, p.P, p.M)
+	if p.HardP > 0 {
+		fmt.Fprintf(w, ", hard subtask %d with p=%g", p.Hard, p.HardP)
+	}
+	if p.Gradual {
+		fmt.Fprint(w, ", gradual skill")
+	}
+	fmt.Fprintf(w, "; episodes until solved end to end, %v seeds\n", res.Params["seeds"])
+	const row = "%-14s %9s %9s %9s %9s %9s %11s %7s\n"
+	fmt.Fprintf(w, row, "STRATEGY", "MEAN", "STD", "P10", "P90", "RATIO", "CLOSED-FORM", "CAPPED")
+	for _, s := range res.Results {
+		closed := "—"
+		if !math.IsNaN(s.ClosedForm) {
+			closed = num(s.ClosedForm)
+		}
+		fmt.Fprintf(w, row, s.Strategy, fmt.Sprintf("%.1f", s.Mean), fmt.Sprintf("%.1f", s.Std), fmt.Sprintf("%.0f", s.P10),
+			fmt.Sprintf("%.0f", s.P90), fmt.Sprintf("%.4g", s.Ratio), closed, fmt.Sprint(s.Capped))
+	}
+	if r := res.ClosedFormRatio; r != nil {
+		fmt.Fprintf(w, "\nclosed form: baseline m/pⁿ, rollback Σ m/pᵢ (= m·n/p); rollback/baseline = %.4g", *r)
+		if p.HardP == 0 {
+			fmt.Fprintf(w, " = n·pⁿ⁻¹ (1/%.3g)", 1 / *r)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, f := range res.Findings {
+		fmt.Fprintln(w, f)
+	}
+}
+
+// plotSeries simulates seed 0 of each curriculum and plots it (the baseline
+// always starts at k = 0 and would only stretch the axis).
+func plotSeries(path string, strategies []string, p sim.Params) error {
+	var series []sim.Series
+	for _, st := range strategies {
+		r, err := sim.Simulate(st, p, 0, true)
+		if err != nil {
+			return err
+		}
+		series = append(series, sim.Series{Strategy: st, Trace: r.Trace})
+	}
+	return sim.Plot(path, series, 8)
+}
+
+// num prints a cost with one decimal, or in exponent form when huge.
+func num(v float64) string {
+	if v >= 1e7 {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runRbx(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), args, Streams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+func TestSimulateCommand(t *testing.T) {
+	code, out, _ := runRbx(t, "simulate", "--n", "8", "--p", "0.5", "--m", "4", "--strategy", "all", "--seeds", "50")
+	require.Equal(t, exitOK, code)
+	for _, want := range []string{"baseline", "sequential", "heuristic", "parallel", "search-learn", "n·pⁿ⁻¹ (1/16)"} {
+		assert.Contains(t, out, want)
+	}
+
+	png := filepath.Join(t.TempDir(), "r.png")
+	code, out, _ = runRbx(t, "simulate", "--p", "0.9", "--hard", "1", "--hard-p", "0.1", "--seeds", "50", "--output", "json", "--plot", png)
+	require.Equal(t, exitOK, code)
+	var res simulateResult
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Len(t, res.Results, 5)
+	assert.Contains(t, res.Findings[0], "heuristic needs fewer")
+	info, err := os.Stat(png)
+	require.NoError(t, err)
+	assert.Positive(t, info.Size())
+
+	for _, bad := range [][]string{{"--strategy", "nope"}, {"--p", "0"}, {"--hard", "9"}, {"--output", "xml"}} {
+		code, _, _ := runRbx(t, append([]string{"simulate"}, bad...)...)
+		assert.Equal(t, exitUsage, code, bad)
+	}
+}

@@ -1,0 +1,148 @@
+package curriculum
+
+// slPhase is Search-Learn's phase.
+type slPhase int
+
+const (
+	phaseSearch slPhase = iota
+	phaseLearn
+	phaseDone
+)
+
+// searchLearn is Search-Learn Rollback (seed §5.3):
+//
+//	domain ← [0, T]   (servable: its valid checkpoints below T)
+//	SEARCH:   N_anchor anchors spread uniformly over the domain, N_probe episodes each
+//	SELECT:   s_c ← first anchor from the start with p̂ > 0, else the domain's end
+//	LEARN:    rounds of N episodes at s_c until p̂(s_c) ≥ θ_high after a round
+//	RESTRICT: domain ← [0, s_c − 1]; finished when the domain is empty
+type searchLearn struct {
+	tr      *track
+	hi      int // the domain is [0, hi]
+	phase   slPhase
+	anchors []int
+	issued  []int // episodes handed out per anchor in this SEARCH
+	probed  []int // outcomes observed per anchor in this SEARCH
+	hits    []int // successes per anchor in this SEARCH
+	sc      int
+	inRound int // outcomes at s_c in the current LEARN round
+}
+
+func newSearchLearn(tr *track) *searchLearn {
+	s := &searchLearn{tr: tr, hi: tr.T() - 1}
+	s.search()
+	return s
+}
+
+// search starts a SEARCH over [0, hi], or finishes when it holds no checkpoint.
+func (s *searchLearn) search() {
+	ks := s.tr.validIn(0, s.hi)
+	if len(ks) == 0 {
+		s.phase = phaseDone
+		return
+	}
+	s.phase, s.anchors = phaseSearch, spread(ks, s.tr.cfg.anchors)
+	s.issued = make([]int, len(s.anchors))
+	s.probed = make([]int, len(s.anchors))
+	s.hits = make([]int, len(s.anchors))
+}
+
+// spread picks n of ks uniformly by position, both ends included; all of
+// them when there are no more than n.
+func spread(ks []int, n int) []int {
+	if len(ks) <= n {
+		return append([]int(nil), ks...)
+	}
+	if n == 1 {
+		return []int{ks[len(ks)-1]}
+	}
+	out := make([]int, n)
+	for i := range n {
+		out[i] = ks[(i*(len(ks)-1)+(n-1)/2)/(n-1)]
+	}
+	return out
+}
+
+func (s *searchLearn) next(n int) (int, Purpose) {
+	switch s.phase {
+	case phaseDone:
+		return 0, PurposeSolved
+	case phaseLearn:
+		return s.sc, PurposeLearn
+	}
+	// The first anchor, from the start, still short of N_probe; once all
+	// are handed out (outcomes pending), the least-served one.
+	best := 0
+	for i, c := range s.issued {
+		if c < s.tr.cfg.probes {
+			best = i
+			break
+		}
+		if c < s.issued[best] {
+			best = i
+		}
+	}
+	s.issued[best] += n
+	return s.anchors[best], PurposeProbe
+}
+
+func (s *searchLearn) observe(k int, success bool) {
+	switch s.phase {
+	case phaseSearch:
+		s.observeProbe(k, success)
+	case phaseLearn:
+		if k != s.sc {
+			return
+		}
+		s.inRound++
+		if s.inRound < s.tr.cfg.roundSize {
+			return
+		}
+		s.inRound = 0
+		if _, ok, _ := s.tr.verdict(s.sc); ok { // RESTRICT
+			s.hi = s.sc - 1
+			s.search()
+		}
+	}
+}
+
+func (s *searchLearn) observeProbe(k int, success bool) {
+	for i, a := range s.anchors {
+		if a != k {
+			continue
+		}
+		s.probed[i]++
+		if success {
+			s.hits[i]++
+		}
+	}
+	for _, c := range s.probed {
+		if c < s.tr.cfg.probes {
+			return
+		}
+	}
+	// SELECT: first anchor from the start with p̂ > 0, else the domain's end.
+	s.sc = s.anchors[len(s.anchors)-1]
+	for i, h := range s.hits {
+		if h > 0 {
+			s.sc = s.anchors[i]
+			break
+		}
+	}
+	s.phase, s.inRound = phaseLearn, 0
+}
+
+func (s *searchLearn) done() bool { return s.phase == phaseDone }
+
+func (s *searchLearn) describe(st *Status) {
+	st.Domain = &[2]int{0, s.hi}
+	switch s.phase {
+	case phaseSearch:
+		st.Phase, st.Anchors = "search", append([]int(nil), s.anchors...)
+		st.K = s.anchors[0]
+	case phaseLearn:
+		st.Phase, st.K = "learn", s.sc
+	default:
+		st.Phase, st.Domain = "solved", nil
+	}
+}

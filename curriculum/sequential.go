@@ -1,0 +1,71 @@
+package curriculum
+
+// sequential is Sequential Rollback on the segment [lo, hi] (Heuristic
+// Sequential when deltaMax > 1): start at the last valid checkpoint of the
+// segment, serve it until p̂ ≥ θ_high over the window, then step back —
+// δ_max valid checkpoints when p̂ = 1 (p̂ ≫ θ), else one (p̂ ≈ θ). Mastering
+// lo finishes the segment.
+type sequential struct {
+	tr         *track
+	lo         int
+	k          int
+	deltaMax   int
+	bottleneck bool // p̂(k) fell below θ since arriving at k
+	finished   bool
+}
+
+func newSequential(tr *track, lo, hi, deltaMax int) *sequential {
+	ks := tr.validIn(lo, hi)
+	s := &sequential{tr: tr, lo: lo, deltaMax: deltaMax}
+	if len(ks) == 0 {
+		s.finished = true
+		return s
+	}
+	s.lo, s.k = ks[0], ks[len(ks)-1]
+	return s
+}
+
+func (s *sequential) next(int) (int, Purpose) {
+	switch {
+	case s.finished:
+		return 0, PurposeSolved
+	case s.bottleneck:
+		return s.k, PurposeBottleneck
+	}
+	return s.k, PurposeRollback
+}
+
+func (s *sequential) observe(k int, _ bool) {
+	if s.finished || k != s.k {
+		return // a late outcome from an earlier checkpoint: statistics only
+	}
+	p, mastered, low := s.tr.verdict(k)
+	if low {
+		s.bottleneck = true
+	}
+	if !mastered {
+		return
+	}
+	if k == s.lo {
+		s.finished = true
+		return
+	}
+	delta := 1
+	if p == 1 {
+		delta = s.deltaMax
+	}
+	s.k, s.bottleneck = s.tr.back(k, delta, s.lo), false
+}
+
+func (s *sequential) done() bool { return s.finished }
+
+func (s *sequential) describe(st *Status) {
+	st.K = s.k
+	if s.finished {
+		st.K = 0
+	}
+	st.Phase = "rollback"
+	if s.bottleneck {
+		st.Phase = "bottleneck"
+	}
+}

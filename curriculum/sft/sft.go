@@ -1,0 +1,127 @@
+// Package sft turns a stuck segment of a reference trajectory into
+// supervised fine-tuning examples (DESIGN.md §6, "when rollback cannot
+// help"): for each reference step i in [from, to), the chat prefix up to i —
+// the trajectory's own messages where it recorded them, synthesised from
+// the task and the recorded actions otherwise — followed by the reference
+// action as an OpenAI assistant tool call. One JSON object per line, in the
+// OpenAI fine-tuning chat format ({"messages", "tools"}).
+package sft
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// ErrRange is returned for a segment outside the trajectory.
+var ErrRange = errors.New("segment out of range")
+
+// Example is one supervised example: the last message is the target.
+type Example struct {
+	Messages []json.RawMessage `json:"messages"`
+	Tools    []Tool            `json:"tools"`
+	Metadata Metadata          `json:"metadata"`
+}
+
+// Metadata says where an example came from.
+type Metadata struct {
+	Task       string `json:"task"`
+	Trajectory string `json:"trajectory"`
+	// Step is the index of the target action; From the stuck checkpoint.
+	Step int `json:"step"`
+	From int `json:"from"`
+}
+
+// Examples builds one example per action step in [from, to) (noop steps
+// without an assistant message teach no action and are skipped).
+func Examples(tk *task.Task, tr *trajectory.Trajectory, from, to int) ([]Example, error) {
+	if from < 0 || to > tr.Len() || from >= to {
+		return nil, fmt.Errorf("trajectory %s: [%d, %d) of %d steps: %w", tr.ID, from, to, tr.Len(), ErrRange)
+	}
+	prefix, err := head(tk, tr)
+	if err != nil {
+		return nil, err
+	}
+	var out []Example
+	for i := range to {
+		msgs, target, err := stepMessages(tr.Steps[i], i)
+		if err != nil {
+			return nil, fmt.Errorf("trajectory %s step %d: %w", tr.ID, i, err)
+		}
+		if i >= from && target != nil {
+			ex := Example{Messages: append(append([]json.RawMessage(nil), prefix...), target), Tools: Tools(),
+				Metadata: Metadata{Task: tk.ID, Trajectory: tr.ID, Step: i, From: from}}
+			out = append(out, ex)
+		}
+		prefix = append(prefix, msgs...)
+	}
+	return out, nil
+}
+
+// Write writes examples as JSONL and returns how many it wrote.
+func Write(w io.Writer, exs []Example) (int, error) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i, ex := range exs {
+		if err := enc.Encode(ex); err != nil {
+			return i, fmt.Errorf("write example %d: %w", i, err)
+		}
+	}
+	return len(exs), nil
+}
+
+// head is the conversation before the first step: the trajectory's
+// messages, or a system prompt and the task's instruction.
+func head(tk *task.Task, tr *trajectory.Trajectory) ([]json.RawMessage, error) {
+	if len(tr.Messages) > 0 {
+		return append([]json.RawMessage(nil), tr.Messages...), nil
+	}
+	sys := fmt.Sprintf("You are an agent working in a sandbox (workdir %s). Use the tools to complete the task.", tk.SandboxSpec().Workdir)
+	return marshalAll(message{Role: "system", Content: &sys}, message{Role: "user", Content: &tk.Instruction})
+}
+
+// stepMessages returns the messages step i adds to the conversation and
+// its target (the assistant message that takes the action), or nil.
+func stepMessages(s trajectory.Step, i int) ([]json.RawMessage, json.RawMessage, error) {
+	if len(s.Messages) > 0 {
+		for _, m := range s.Messages {
+			var probe struct{ Role string }
+			if err := json.Unmarshal(m, &probe); err == nil && probe.Role == "assistant" {
+				return s.Messages, m, nil
+			}
+		}
+		return s.Messages, nil, nil
+	}
+	if s.Action == trajectory.KindNoop {
+		if s.Note == "" {
+			return nil, nil, nil
+		}
+		msgs, err := marshalAll(message{Role: "assistant", Content: &s.Note})
+		return msgs, nil, err
+	}
+	call, result, err := synthesise(s, i)
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs, err := marshalAll(call, result)
+	if err != nil {
+		return nil, nil, err
+	}
+	return msgs, msgs[0], nil
+}
+
+func marshalAll(ms ...message) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(ms))
+	for i, m := range ms {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}

@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// request is one row to commit; done receives the commit's result.
+type request struct {
+	task    *curriculumTask
+	outcome *curriculumOutcome
+	done    chan error
+}
+
+// writer commits requests in groups: it takes one request, then whatever
+// else is already waiting (up to maxBatch), and commits them in one
+// transaction, so concurrent callers share one fsync.
+func (s *Store) writer() {
+	defer s.wg.Done()
+	for {
+		var first *request
+		select {
+		case first = <-s.reqs:
+		case <-s.quit:
+			return
+		}
+		batch := []*request{first}
+	drain:
+		for len(batch) < s.cfg.maxBatch {
+			select {
+			case r := <-s.reqs:
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		err := s.commit(batch)
+		for _, r := range batch {
+			r.done <- err
+		}
+	}
+}
+
+func (s *Store) commit(batch []*request) (err error) {
+	ctx := context.Background()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, tx.Rollback())
+		}
+	}()
+	for _, r := range batch {
+		switch {
+		case r.task != nil:
+			_, err = tx.ExecContext(ctx, "INSERT OR IGNORE INTO tasks (id, t, valid) VALUES (?, ?, ?)", r.task.ID, r.task.T, encodeValid(r.task.Valid))
+		case r.outcome != nil:
+			_, err = tx.ExecContext(ctx, "INSERT INTO outcomes (task, k, success) VALUES (?, ?, ?)", r.outcome.Task, r.outcome.K, r.outcome.Success)
+		}
+		if err != nil {
+			return fmt.Errorf("insert: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func encodeValid(v []bool) string {
+	var b strings.Builder
+	for _, ok := range v {
+		if ok {
+			b.WriteByte('1')
+		} else {
+			b.WriteByte('0')
+		}
+	}
+	return b.String()
+}

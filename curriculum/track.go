@@ -1,0 +1,99 @@
+package curriculum
+
+import "math/bits"
+
+// kstats are the outcome counters of one checkpoint.
+type kstats struct {
+	window   uint64 // the last min(n, W) outcomes, newest in bit 0
+	n        int    // episodes observed
+	succ     int    // successes observed
+	failRun  int    // consecutive failures since the last success
+	flagged  bool   // failRun reached stuckAfter
+	inWindow int    // min(n, W)
+}
+
+// track is one task's checkpoints with their statistics; policies read it.
+type track struct {
+	cfg   *config
+	valid []bool // len T
+	stats []kstats
+}
+
+func newTrack(cfg *config, ti TaskInfo) *track {
+	return &track{cfg: cfg, valid: ti.normalized().Valid, stats: make([]kstats, ti.T)}
+}
+
+func (t *track) T() int { return len(t.valid) }
+
+func (t *track) record(k int, success bool) {
+	s := &t.stats[k]
+	mask := uint64(1)<<t.cfg.window - 1
+	if t.cfg.window == 64 {
+		mask = ^uint64(0)
+	}
+	s.window = (s.window << 1) & mask
+	s.n++
+	if s.inWindow < t.cfg.window {
+		s.inWindow++
+	}
+	if success {
+		s.window |= 1
+		s.succ++
+		s.failRun = 0
+		s.flagged = false
+		return
+	}
+	s.failRun++
+	if s.failRun >= t.cfg.stuckAfter {
+		s.flagged = true
+	}
+}
+
+// rate returns p̂(k) over the episodes in the window and whether it is full.
+func (t *track) rate(k int) (float64, bool) {
+	s := &t.stats[k]
+	if s.inWindow == 0 {
+		return 0, false
+	}
+	return float64(bits.OnesCount64(s.window)) / float64(s.inWindow), s.inWindow == t.cfg.window
+}
+
+// verdict decides p̂(k) against the thresholds once the window settles it:
+// mastered when p̂ ≥ θ_high, low when p̂ < θ, over a full window of W
+// episodes — or earlier, when the successes already in the window make the
+// outcome of its free slots irrelevant (at least θ_high·W successes, or
+// fewer than θ·W even if every free slot succeeded). p is p̂ over the
+// episodes in the window; p = 1 means every one of them succeeded.
+func (t *track) verdict(k int) (p float64, mastered, low bool) {
+	s := &t.stats[k]
+	if s.inWindow == 0 {
+		return 0, false, false
+	}
+	w := float64(t.cfg.window)
+	succ := float64(bits.OnesCount64(s.window))
+	free := w - float64(s.inWindow)
+	const eps = 1e-9
+	return succ / float64(s.inWindow), succ >= t.cfg.thetaHigh*w-eps, succ+free < t.cfg.theta*w-eps
+}
+
+// validIn lists the valid checkpoints in [lo, hi], ascending.
+func (t *track) validIn(lo, hi int) []int {
+	var ks []int
+	for k := max(lo, 0); k <= hi && k < t.T(); k++ {
+		if t.valid[k] {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// back returns the checkpoint delta valid checkpoints before k, not below lo.
+func (t *track) back(k, delta, lo int) int {
+	to := k
+	for j := k - 1; j >= lo && delta > 0; j-- {
+		if t.valid[j] {
+			to, delta = j, delta-1
+		}
+	}
+	return to
+}
