@@ -1,9 +1,6 @@
 package sandbox
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"strconv"
 	"time"
 )
@@ -15,17 +12,16 @@ const (
 	LabelOwner   = "rbx.owner"
 	LabelTask    = "rbx.task"
 	LabelCreated = "rbx.created"
+	// LabelKeep marks a sandbox kept on purpose (for example by
+	// `rbx replay --keep`): Reap leaves it alone unless WithAll or
+	// WithOlderThan is given.
+	LabelKeep = "rbx.keep"
 )
 
-// Owner identifies this process among orchestrators: host pid plus a random
-// suffix, so a recycled pid is not mistaken for a live owner.
+// Owner identifies this process among orchestrators, as
+// "<hostname>/<pid>/<process start time>", so that OwnerAlive can tell a
+// dead owner from a live one even after its pid was recycled.
 var Owner = newOwner()
-
-func newOwner() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(b[:])
-}
 
 // ManagedLabels returns the rbx.* labels for a new sandbox merged over extra.
 func ManagedLabels(extra map[string]string) map[string]string {

@@ -109,6 +109,11 @@ type ExecResult struct {
 	// after a timeout (or exited) and a fresh one was started: cwd, exports
 	// and background jobs of earlier steps are lost.
 	SessionRestarted bool
+	// OOMKilled is set when a process of this command was killed by the
+	// kernel OOM killer inside the sandbox's memory limit (the exit code is
+	// then usually 137). The sandbox itself survives; when it does not, Exec
+	// returns a *GoneError with cause CauseOOMKilled instead.
+	OOMKilled bool
 	// Duration is the wall time of the command as seen by the orchestrator.
 	Duration time.Duration
 }

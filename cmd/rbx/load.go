@@ -12,6 +12,8 @@ import (
 type loaded struct {
 	traj *trajectory.Trajectory
 	task *task.Task
+	// labels are added to the sandbox's (e.g. rbx.keep).
+	labels map[string]string
 }
 
 // loadTrajectory reads path (JSON or JSONL), picks the trajectory named id

@@ -105,6 +105,9 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 	}
 	defer rt.Close()
 	res := &replayResult{Runtime: rt.Name()}
+	if o.keep { // rbx gc and serve start-up spare kept sandboxes
+		in.labels = map[string]string{sandbox.LabelKeep: "true"}
+	}
 	sb, err := startSandbox(ctx, rt, o.rt, in, s, log)
 	if err != nil {
 		return err
@@ -146,7 +149,11 @@ func startSandbox(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, in *l
 	if err := ensureImage(ctx, rt, f, in.task.Image, s.ErrOut, log); err != nil {
 		return nil, err
 	}
-	sb, err = rt.Create(ctx, in.task.SandboxSpec())
+	spec := in.task.SandboxSpec()
+	for k, v := range in.labels {
+		spec.Labels[k] = v
+	}
+	sb, err = rt.Create(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("create sandbox for task %q: %w", in.task.ID, err)
 	}

@@ -74,8 +74,9 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 	if res.ExitCode < 0 || res.ExitCode >= 128 {
 		// Killed by a signal: maybe the whole container went away.
 		if gerr := s.goneAfterSignal(context.WithoutCancel(ctx), res.ExitCode); gerr != nil {
-			return res, gerr
+			return res, fmt.Errorf("exec in %s: %w", s.id, gerr)
 		}
+		s.markOOM(ctx, &res)
 	}
 	return res, nil
 }

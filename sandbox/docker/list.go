@@ -23,10 +23,15 @@ func (r *Runtime) Open(ctx context.Context, id string) (sandbox.Sandbox, error) 
 	if info.Config == nil || info.Config.Labels[sandbox.LabelManaged] != "true" {
 		return nil, fmt.Errorf("open sandbox %s: %w: %w", id, sandbox.ErrNotFound, errNotManaged)
 	}
-	if info.State == nil || !info.State.Running {
-		return nil, fmt.Errorf("open sandbox %s: %w: not running", id, sandbox.ErrSandboxGone)
+	if info.State == nil {
+		return nil, fmt.Errorf("open sandbox %s: %w", id, &sandbox.GoneError{ID: info.ID, Cause: sandbox.CauseExited, Detail: "no state"})
 	}
-	return newSandbox(r, info.ID, specFromLabels(info.Config.Labels, info.Config.WorkingDir)), nil
+	if !info.State.Running {
+		return nil, fmt.Errorf("open sandbox %s: %w", id, goneFromState(info.ID, info.State))
+	}
+	sb := newSandbox(r, info.ID, specFromLabels(info.Config.Labels, info.Config.WorkingDir))
+	sb.oomSeen = -1 // not created here: earlier OOM kills are unknown
+	return sb, nil
 }
 
 // List returns the rbx containers, running or not, whose labels include

@@ -37,8 +37,17 @@ type Sandbox struct {
 	// ErrSandboxGone even while the engine still shows the container.
 	removed bool
 
+	// lost is set when a session shell was dropped because the sandbox or
+	// the engine failed: the next session step reports SessionRestarted.
+	lost bool
+
 	shMu  sync.Mutex
 	shell string // exec-mode shell, detected on first use
+
+	// oomSeen is the container's OOM-kill count when last read: 0 for a
+	// container created here, -1 when unknown (opened). Guarded by oomMu.
+	oomMu   sync.Mutex
+	oomSeen int64
 }
 
 func newSandbox(r *Runtime, id string, spec sandbox.Spec) *Sandbox {

@@ -94,15 +94,19 @@ func (s *Sandbox) execSession(ctx context.Context, req sandbox.ExecRequest) (san
 	s.stepMu.Lock()
 	defer s.stepMu.Unlock()
 	cur := s.currentSession()
+	restarted := false
 	if cur == nil {
 		var err error
 		if cur, err = s.openSession(ctx); err != nil {
 			return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
 		}
 		s.swapSession(cur)
+		restarted, s.lost = s.lost, false
 	}
 	res, err := cur.shell.Run(ctx, req)
+	res.SessionRestarted = res.SessionRestarted || restarted
 	if err == nil {
+		s.markOOM(ctx, &res)
 		return res, nil
 	}
 	if !errors.Is(err, session.ErrBroken) && !errors.Is(err, session.ErrExited) {
@@ -114,11 +118,13 @@ func (s *Sandbox) execSession(ctx context.Context, req sandbox.ExecRequest) (san
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restartTimeout)
 	defer cancel()
 	if gerr := s.checkRunning(rctx); gerr != nil {
-		return res, gerr
+		s.lost = true
+		return res, fmt.Errorf("exec in %s: %w", s.id, gerr)
 	}
 	if errors.Is(err, session.ErrExited) {
 		if code, cerr := s.exitCode(rctx, old.execID); cerr == nil {
 			res.ExitCode = code
+			s.markOOM(rctx, &res) // the OOM killer may have chosen the shell itself
 		}
 	} else if _, _, kerr := s.runShort(rctx, "/bin/sh", "-c", "kill -9 "+old.shell.PID()); kerr != nil {
 		s.rt.log.Warn("kill broken session shell", "sandbox", s.id, "pid", old.shell.PID(), "err", kerr)
@@ -126,6 +132,7 @@ func (s *Sandbox) execSession(ctx context.Context, req sandbox.ExecRequest) (san
 	s.rt.log.Info("restart session", "sandbox", s.id, "cause", err)
 	sess, oerr := s.openSession(rctx)
 	if oerr != nil {
+		s.lost = true
 		return res, fmt.Errorf("exec in %s: restart session: %w", s.id, s.gone(rctx, oerr))
 	}
 	s.swapSession(sess)

@@ -34,7 +34,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 			_ = destroy(dir, nil)
 		}
 	}()
-	m := metaFromSpec(id, spec)
+	m := metaFromSpec(id, r.cfg.owner, spec)
 	root := filepath.Join(dir, "root")
 	for _, d := range []string{spec.Workdir, "/root", "/tmp"} {
 		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755); err != nil {

@@ -34,10 +34,12 @@ type meta struct {
 	Created     time.Time         `json:"created"`
 }
 
-func metaFromSpec(id string, spec sandbox.Spec) meta {
+func metaFromSpec(id, owner string, spec sandbox.Spec) meta {
+	labels := sandbox.ManagedLabels(spec.Labels)
+	labels[sandbox.LabelOwner] = owner
 	return meta{
 		ID: id, Image: spec.Image, Workdir: spec.Workdir, Mode: spec.Mode,
-		Env: spec.Env, Labels: sandbox.ManagedLabels(spec.Labels),
+		Env: spec.Env, Labels: labels,
 		StepTimeout: spec.StepTimeout, OutputCap: spec.OutputCap, Created: time.Now().UTC(),
 	}
 }

@@ -6,12 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
 // config holds what the options set.
 type config struct {
 	baseDir string
 	grace   time.Duration
+	owner   string
 }
 
 // Option configures a Runtime.
@@ -46,9 +49,22 @@ func WithGrace(d time.Duration) Option {
 	}
 }
 
+// WithOwner sets the rbx.owner label of created sandboxes (default
+// sandbox.Owner, this process).
+func WithOwner(owner string) Option {
+	return func(c *config) error {
+		if owner == "" {
+			return errors.New("owner: empty")
+		}
+		c.owner = owner
+		return nil
+	}
+}
+
 func defaultConfig() config {
 	return config{
 		baseDir: filepath.Join(os.TempDir(), "rbx-local"),
 		grace:   2 * time.Second,
+		owner:   sandbox.Owner,
 	}
 }
