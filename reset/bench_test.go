@@ -143,7 +143,8 @@ func cliRuns(b *testing.B, k, n int) dist {
 }
 
 // engineFloor measures the raw Engine API: create + start of a bare
-// container, and one exec round trip (create, start attached, inspect).
+// container (with rbx's logging setting, so the floor is a true floor), and
+// one exec round trip (create, start attached, inspect).
 func engineFloor(b *testing.B, rt *docker.Runtime, n int) (create, execRT dist) {
 	cli, ctx := rt.Client(), context.Background()
 	for i := 0; i < n; i++ {
@@ -173,7 +174,7 @@ func rawCreateStart(b *testing.B, rt *docker.Runtime) string {
 	cli, ctx := rt.Client(), context.Background()
 	c, err := cli.ContainerCreate(ctx, &container.Config{Image: busybox, Cmd: []string{"sleep", "3600"},
 		Labels: sandbox.ManagedLabels(map[string]string{sandbox.LabelTask: "bench-floor"})},
-		&container.HostConfig{NetworkMode: "none", Init: ptr(true)}, nil, nil, "")
+		&container.HostConfig{NetworkMode: "none", Init: ptr(true), LogConfig: container.LogConfig{Type: "none"}}, nil, nil, "")
 	require.NoError(b, err)
 	require.NoError(b, cli.ContainerStart(ctx, c.ID, container.StartOptions{}))
 	return c.ID

@@ -12,12 +12,26 @@ import (
 	"github.com/docker/docker/api/types/container"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
 // keepAlive replaces the image's entrypoint: a loop of sleeps that works on
 // busybox and Debian alike. docker-init (Init) is PID 1 and reaps the
 // zombies that background jobs of the session leave behind.
-var keepAlive = []string{"/bin/sh", "-c", "while :; do sleep 3600; done"}
+var keepAlive = []string{"/bin/sh", "-c", keepAliveLoop}
+
+const keepAliveLoop = "while :; do sleep 3600; done"
+
+// mainSession is the entrypoint of a session-mode container: the session
+// shell is the container's own process, fed through the attached stdin, so
+// that no exec (a process spawned by the runtime, the dearest part of a
+// reset after create and start) is needed. When that shell exits the
+// supervisor reports its status with the exit marker and keeps the
+// container alive, so a new session can be opened with an exec.
+func mainSession(marker string) []string {
+	return []string{"/bin/sh", "-c", "if command -v bash >/dev/null 2>&1; then bash --noprofile --norc; else /bin/sh; fi; " +
+		session.ExitScript(marker) + "; exec /bin/sh -c '" + keepAliveLoop + "'"}
+}
 
 // defaultCaps is what typical build and test commands need as root in a
 // container; everything else is dropped.
@@ -42,7 +56,14 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	// Our own name lets us find the container even when ctx is cancelled
 	// while the engine is still creating it and we never learn its id.
 	name := newName()
-	created, err := r.cli.ContainerCreate(ctx, r.containerConfig(spec), hostConfig(spec), nil, nil, name)
+	cfg := r.containerConfig(spec)
+	marker := ""
+	if spec.Mode == sandbox.ModeSession {
+		marker = "__rbx_shell_exited_" + name + ":"
+		cfg.Entrypoint = mainSession(marker)
+		cfg.OpenStdin, cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr = true, true, true, true
+	}
+	created, err := r.cli.ContainerCreate(ctx, cfg, hostConfig(spec), nil, nil, name)
 	if err != nil {
 		r.removeLost(ctx, name)
 		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, engineErr(err))
@@ -53,13 +74,26 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 			err = fmt.Errorf("create sandbox %s: %w", created.ID, errors.Join(err, sb.Remove(ctx)))
 		}
 	}()
+	var sess *shellConn
+	if spec.Mode == sandbox.ModeSession {
+		// Attach before start, so the shell's stdin is ours from its first read.
+		if sess, err = sb.attachSession(ctx, marker); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				sess.close()
+			}
+		}()
+	}
 	if err := r.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return nil, fmt.Errorf("start: %w", engineErr(err))
 	}
-	if spec.Mode == sandbox.ModeSession {
-		if sb.sess, err = sb.openSession(ctx); err != nil {
+	if sess != nil {
+		if err := sb.startProtocol(ctx, sess); err != nil {
 			return nil, err
 		}
+		sb.sess = sess
 	}
 	r.log.Debug("created sandbox", "id", created.ID, "image", spec.Image, "mode", spec.Mode)
 	return sb, nil
@@ -84,7 +118,9 @@ func hostConfig(spec sandbox.Spec) *container.HostConfig {
 		CapDrop:     []string{"ALL"},
 		CapAdd:      append(append([]string(nil), defaultCaps...), spec.CapAdd...),
 		SecurityOpt: []string{"no-new-privileges:true"},
-		Init:        &useInit,
+		// The session's output is ours alone; the engine need not log it.
+		LogConfig: container.LogConfig{Type: "none"},
+		Init:      &useInit,
 		Resources: container.Resources{
 			PidsLimit:  &pids,
 			Memory:     spec.Limits.MemoryBytes,

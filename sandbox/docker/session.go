@@ -19,21 +19,64 @@ import (
 // step's context was cancelled so the sandbox stays usable.
 const restartTimeout = 30 * time.Second
 
-// shellConn is a session shell attached through one exec.
+// shellConn is a session shell attached through one exec, or the
+// container's own shell (execID empty) supervised by mainSession.
 type shellConn struct {
 	shell  *session.Shell
 	execID string
+	marker string
 	hj     types.HijackedResponse
 }
 
 // close releases the protocol and hangs up; the shell sees EOF on stdin and
 // exits.
 func (c *shellConn) close() {
-	c.shell.Close()
+	if c.shell != nil {
+		c.shell.Close()
+	}
 	c.hj.Close()
 }
 
-// openSession starts the session shell in an attached exec.
+// attachSession runs the protocol on the container's own shell (see
+// mainSession), attached before the container starts: no exec is created,
+// which is what keeps rbx's creation rate at the engine's own.
+func (s *Sandbox) attachSession(ctx context.Context, marker string) (*shellConn, error) {
+	hj, err := s.rt.cli.ContainerAttach(ctx, s.id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	if err != nil {
+		return nil, fmt.Errorf("attach session: %w", engineErr(err))
+	}
+	return &shellConn{hj: hj, marker: marker}, nil
+}
+
+// startProtocol runs the session handshake on an attached stream.
+func (s *Sandbox) startProtocol(ctx context.Context, c *shellConn) error {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := stdcopy.StdCopy(pw, pw, c.hj.Reader)
+		if err == nil {
+			err = io.EOF
+		}
+		pw.CloseWithError(err)
+	}()
+	opts := []session.Option{session.WithOutputCap(s.outputCap)}
+	if c.marker != "" {
+		opts = append(opts, session.WithExitMarker(c.marker))
+	}
+	sh, err := session.New(ctx, c.hj.Conn, pr, s.killStepErr, opts...)
+	if err != nil {
+		c.hj.Close()
+		if ctx.Err() != nil { // the handshake saw a cancelled ctx as a timeout
+			return fmt.Errorf("%w: %w", ctx.Err(), err)
+		}
+		return err
+	}
+	c.shell = sh
+	return nil
+}
+
+// openSession starts a session shell in an attached exec: used when the
+// container's own shell is gone (it exited, broke, or the sandbox was opened
+// by id).
 func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
 	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
 		AttachStdin: true, AttachStdout: true, AttachStderr: true,
@@ -46,25 +89,11 @@ func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open session: attach: %w", err)
 	}
-	// Without a TTY the engine multiplexes stdout and stderr; the session
-	// wants them interleaved on one stream, as a terminal shows them.
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := stdcopy.StdCopy(pw, pw, hj.Reader)
-		if err == nil {
-			err = io.EOF
-		}
-		pw.CloseWithError(err)
-	}()
-	sh, err := session.New(ctx, hj.Conn, pr, s.killStepErr, session.WithOutputCap(s.outputCap))
-	if err != nil {
-		hj.Close()
-		if ctx.Err() != nil { // the handshake saw a cancelled ctx as a timeout
-			return nil, fmt.Errorf("%w: %w", ctx.Err(), err)
-		}
+	c := &shellConn{execID: ex.ID, hj: hj}
+	if err := s.startProtocol(ctx, c); err != nil {
 		return nil, err
 	}
-	return &shellConn{shell: sh, execID: ex.ID, hj: hj}, nil
+	return c, nil
 }
 
 func (s *Sandbox) currentSession() *shellConn {
@@ -122,7 +151,9 @@ func (s *Sandbox) execSession(ctx context.Context, req sandbox.ExecRequest) (san
 		return res, fmt.Errorf("exec in %s: %w", s.id, gerr)
 	}
 	if errors.Is(err, session.ErrExited) {
-		if code, cerr := s.exitCode(rctx, old.execID); cerr == nil {
+		if old.execID == "" { // the container's own shell: the supervisor reported its status
+			s.markOOM(rctx, &res)
+		} else if code, cerr := s.exitCode(rctx, old.execID); cerr == nil {
 			res.ExitCode = code
 			s.markOOM(rctx, &res) // the OOM killer may have chosen the shell itself
 		}
