@@ -35,6 +35,7 @@ vet:
 bench: images
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./replayer/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./reset/
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./prefilter/
 	$(GO) test -run '^$$' -bench . -benchtime 200x -timeout 30m ./sandbox/docker/
 
 FUZZTIME ?= 15s

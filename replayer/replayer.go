@@ -70,6 +70,19 @@ func WithStepHook(f func(StepResult)) Option {
 	return func(r *Replayer) error { r.onStep = f; return nil }
 }
 
+// WithExcerpt sets how many bytes of each step's live output a report
+// keeps (default 2048, the end of the output, where errors usually are).
+// Servers that hand observations to a policy keep more.
+func WithExcerpt(n int) Option {
+	return func(r *Replayer) error {
+		if n < 1 {
+			return fmt.Errorf("excerpt %d: expected ≥ 1 byte", n)
+		}
+		r.excerpt = n
+		return nil
+	}
+}
+
 // New returns a Replayer.
 func New(opts ...Option) (*Replayer, error) {
 	r := &Replayer{compare: PolicyNormalized, log: slog.New(slog.NewTextHandler(io.Discard, nil)), excerpt: 2048}

@@ -112,6 +112,7 @@ starting a sandbox and re-executing the trajectory's tool calls up to a checkpoi
 		newSimulateCmd(s, logger),
 		newSFTCmd(s, logger),
 		newGCCmd(s, logger),
+		newPrefilterCmd(s, logger),
 	)
 	return root
 }

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/docker"
+	"github.com/rbx-sandbox/rbx/task"
+)
+
+// prefilterOptions are the flags of `rbx prefilter`.
+type prefilterOptions struct {
+	paths       []string
+	repeats     int
+	concurrency int
+	out         string
+	report      string
+	output      string
+	resume      bool
+	compare     string
+	services    []string
+	rt          runtimeFlags
+}
+
+func newPrefilterCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
+	o := &prefilterOptions{}
+	cmd := &cobra.Command{
+		Use:   "prefilter DIR|FILE...",
+		Short: "Keep only the trajectories that replay and pass their verifier, every time",
+		Long: `Prefilter replays every trajectory found under DIR (recursively: tasks *.yaml,
+*.yml or *.json, trajectories *.json with "steps" and *.jsonl) end to end, --repeats
+times, each in a fresh sandbox, runs the task's verifier after each replay, and keeps a
+trajectory only if every repeat passes. Rejections name a reason: parse_error,
+image_missing, step_failed, diverged, verify_failed, timeout, flaky or infra_error.
+
+The kept set is written with --out as native files (each task copied with its files, so
+the directory is itself a valid prefilter input); --report writes the JSON report, also
+when interrupted, and --resume skips the trajectories a previous report decided.
+Progress goes to stderr: a bar on a terminal, one line per verdict otherwise.
+Exit status is 0 whatever was rejected; non-zero only for bad usage (2), an unavailable
+engine (5) or an interruption (130).`,
+		Example: `  rbx prefilter runs/ --repeats 3 --concurrency 4 --out kept/ --report prefilter.json
+  rbx prefilter runs/ --report prefilter.json --resume
+  rbx prefilter examples/ --service otp=http://127.0.0.1:8181 --output json | jq .summary`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError("%s: expected at least one DIR or FILE (see %s --help)", cmd.CommandPath(), cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.paths = args
+			return runPrefilter(cmd.Context(), s, logger(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&o.repeats, "repeats", "r", 3, "independent replays each trajectory must pass")
+	f.IntVarP(&o.concurrency, "concurrency", "c", 4, "repeats running at once")
+	f.StringVar(&o.out, "out", "", "write the kept set into this directory")
+	f.StringVar(&o.report, "report", "", "write the JSON report to this file")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json (the report)")
+	f.BoolVar(&o.resume, "resume", false, "skip trajectories already decided in the --report file")
+	f.StringVar(&o.compare, "compare", string(replayer.PolicyNormalized), "output comparison: exact, normalized or ignore")
+	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
+	o.rt.register(cmd)
+	return cmd
+}
+
+func (o *prefilterOptions) validate() error {
+	switch {
+	case o.output != "table" && o.output != "json":
+		return usageError("--output %q: expected table or json", o.output)
+	case o.repeats < 1:
+		return usageError("--repeats %d: expected ≥ 1", o.repeats)
+	case o.concurrency < 1:
+		return usageError("--concurrency %d: expected ≥ 1", o.concurrency)
+	case o.resume && o.report == "":
+		return usageError("--resume needs --report FILE: the report to resume from")
+	}
+	return nil
+}
+
+func runPrefilter(ctx context.Context, s Streams, log *slog.Logger, o *prefilterOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	services, err := parseServices(o.services)
+	if err != nil {
+		return err
+	}
+	rp, err := replayer.New(replayer.WithCompare(replayer.Policy(o.compare)), replayer.WithServices(services), replayer.WithLogger(log))
+	if err != nil {
+		return fmt.Errorf("%w: --compare: %w", errUsage, err)
+	}
+	items, err := prefilter.Discover(o.paths...)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	items = withoutDir(items, o.out)
+	opts := []prefilter.Option{prefilter.WithRepeats(o.repeats), prefilter.WithConcurrency(o.concurrency), prefilter.WithLogger(log)}
+	if o.resume {
+		prev, err := prefilter.ReadReport(o.report)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			fmt.Fprintf(s.ErrOut, "no report at %s yet: judging everything\n", o.report)
+		case err != nil:
+			return fmt.Errorf("%w: --resume: %w", errUsage, err)
+		default:
+			opts = append(opts, prefilter.WithPrevious(prev))
+		}
+	}
+	rt, err := openRuntime(ctx, o.rt, s.ErrOut, log)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	reapOrphans(ctx, rt, s.ErrOut)
+	prog := newPrefilterProgress(s.ErrOut, len(items)*o.repeats)
+	opts = append(opts, prefilter.WithImageCheck(imageCheck(rt, o.rt, s.ErrOut, log)), prefilter.WithProgress(prog.update))
+	fmt.Fprintf(s.ErrOut, "prefilter: %d trajectories × %d repeats on %s, concurrency %d\n", len(items), o.repeats, rt.Name(), o.concurrency)
+	rep, runErr := prefilter.Run(ctx, rt, rp, items, opts...)
+	prog.finish()
+	if rep == nil {
+		return runErr
+	}
+	return errors.Join(runErr, writePrefilterOutputs(s, o, items, rep))
+}
+
+// writePrefilterOutputs writes the report file, the kept set and stdout;
+// after an interruption too, so that --resume can continue.
+func writePrefilterOutputs(s Streams, o *prefilterOptions, items []*prefilter.Item, rep *prefilter.Report) error {
+	var errs []error
+	if o.report != "" {
+		errs = append(errs, prefilter.WriteReport(o.report, rep))
+	}
+	if o.out != "" {
+		written, err := prefilter.WriteKept(o.out, items, rep)
+		errs = append(errs, err)
+		fmt.Fprintf(s.ErrOut, "wrote %d kept trajectories to %s\n", len(written), o.out)
+	}
+	if o.output == "json" {
+		errs = append(errs, writeJSON(s.Out, rep))
+	} else {
+		errs = append(errs, prefilter.WriteTable(s.Out, rep))
+	}
+	return errors.Join(errs...)
+}
+
+// imageCheck builds a missing rbx/* base image (as replay does), then asks
+// the engine whether the task's image exists, without creating anything.
+// The local runtime has no images.
+func imageCheck(rt sandbox.Runtime, f runtimeFlags, errOut io.Writer, log *slog.Logger) func(context.Context, *task.Task) error {
+	return func(ctx context.Context, tk *task.Task) error {
+		d, ok := rt.(*docker.Runtime)
+		if !ok {
+			return nil
+		}
+		if err := ensureImage(ctx, rt, f, tk.Image, errOut, log); err != nil {
+			return err
+		}
+		if _, err := d.Client().ImageInspect(ctx, tk.Image); err != nil {
+			if cerrdefs.IsNotFound(err) {
+				return fmt.Errorf("task %s: %w: %s (nothing is pulled; build or load it first)", tk.ID, sandbox.ErrImageMissing, tk.Image)
+			}
+			return fmt.Errorf("task %s: inspect image %s: %w: %w", tk.ID, tk.Image, sandbox.ErrUnavailable, err)
+		}
+		return nil
+	}
+}
+
+// prefilterProgress shows progress on stderr: a progress bar when stderr is
+// a terminal (whatever --output is: stdout stays clean), else one line per
+// verdict, which reads well in CI logs.
+type prefilterProgress struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+func newPrefilterProgress(w io.Writer, total int) *prefilterProgress {
+	p := &prefilterProgress{w: w}
+	if f, ok := w.(*os.File); ok && isTerminal(f) {
+		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("replaying"),
+			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
+			progressbar.OptionThrottle(100_000_000))
+	}
+	return p
+}
+
+func (p *prefilterProgress) update(ev prefilter.Progress) {
+	if p.bar != nil {
+		_ = p.bar.Set(ev.Done)
+		return
+	}
+	if r := ev.Decided; r != nil {
+		fmt.Fprintf(p.w, "[%d/%d] %-9s %-14s %s %s\n", ev.Done, ev.Total, r.Status, strings.TrimSpace(string(r.Reason)), r.Key.File, r.Key.ID)
+	}
+}
+
+func (p *prefilterProgress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+	}
+}
+
+// withoutDir drops the items found under dir: a kept set written inside
+// the input directory is not judged again as input on the next run.
+func withoutDir(items []*prefilter.Item, dir string) []*prefilter.Item {
+	abs, err := filepath.Abs(dir)
+	if dir == "" || err != nil {
+		return items
+	}
+	return slices.DeleteFunc(items, func(it *prefilter.Item) bool {
+		p, err := filepath.Abs(it.Key.File)
+		return err == nil && strings.HasPrefix(p, abs+string(filepath.Separator))
+	})
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// TestIntegrationPrefilterSIGINT: Ctrl-C in the middle of a prefilter run
+// cancels the in-flight replays, writes the partial report (the unfinished
+// trajectory undecided, the finished one decided), removes every container
+// and exits 130.
+func TestIntegrationPrefilterSIGINT(t *testing.T) {
+	rt := dockerOrSkip(t)
+	bin := buildRBX(t)
+	id := fmt.Sprintf("pfsig-%d", time.Now().UnixNano())
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "task.yaml"),
+		[]byte("id: "+id+"\nimage: rbx/busybox:latest\nverify: {command: \"true\"}\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "quick"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "quick", "task.yaml"),
+		[]byte("id: "+id+"-quick\nimage: rbx/busybox:latest\nverify: {command: \"true\"}\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "quick", "a.json"), []byte(`{"id": "quick", "task": "task.yaml", "steps": [
+		{"action": "shell", "command": "echo hi", "observation": {"output": "bye\n"}}]}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "b-slow.json"), []byte(`{"id": "slow", "task": "task.yaml", "steps": [
+		{"action": "shell", "command": "sleep 60", "timeout": "120s"}]}`), 0o644))
+	report := filepath.Join(t.TempDir(), "report.json")
+	cmd := exec.Command(bin, "prefilter", dir, "--runtime", "docker", "--repeats", "2", "--concurrency", "4", "--report", report)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	selector := map[string]string{sandbox.LabelTask: id}
+	require.Eventually(t, func() bool {
+		list, err := rt.List(context.Background(), selector)
+		return err == nil && len(list) == 2
+	}, 60*time.Second, 100*time.Millisecond, "the slow trajectory's two repeats are running")
+	time.Sleep(time.Second) // let the quick one's verdict land
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, exitInterrupted, ee.ExitCode())
+	list, err := rt.List(context.Background(), selector)
+	require.NoError(t, err)
+	assert.Empty(t, list, "no container left behind")
+	rep, err := prefilter.ReadReport(report)
+	require.NoError(t, err, "the partial report is written")
+	assert.True(t, rep.Interrupted)
+	require.Len(t, rep.Results, 2)
+	assert.Equal(t, prefilter.StatusUndecided, rep.Results[0].Status, "b-slow.json")
+	assert.Equal(t, prefilter.StatusRejected, rep.Results[1].Status, "quick/a.json")
+	assert.Equal(t, prefilter.ReasonDiverged, rep.Results[1].Reason)
+	list, err = rt.List(context.Background(), map[string]string{sandbox.LabelTask: id + "-quick"})
+	require.NoError(t, err)
+	assert.Empty(t, list)
+}

@@ -1,0 +1,188 @@
+package prefilter
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ReportVersion is the version of the report format written by WriteReport.
+const ReportVersion = 1
+
+// Report is the outcome of a prefilter run: one Result per trajectory (or
+// per document that failed to parse), in discovery order.
+type Report struct {
+	Version     int           `json:"version"`
+	Started     time.Time     `json:"started"`
+	Duration    time.Duration `json:"duration_ns"`
+	Repeats     int           `json:"repeats"`
+	Concurrency int           `json:"concurrency"`
+	// Interrupted is set when the run was cancelled: undecided results are
+	// judged again by --resume.
+	Interrupted bool          `json:"interrupted,omitempty"`
+	Error       string        `json:"error,omitempty"`
+	Summary     Summary       `json:"summary"`
+	Results     []Result      `json:"trajectories"`
+	Pools       []PoolSummary `json:"pools,omitempty"`
+}
+
+// Summary counts verdicts.
+type Summary struct {
+	Total     int            `json:"total"`
+	Kept      int            `json:"kept"`
+	Rejected  int            `json:"rejected"`
+	Undecided int            `json:"undecided"`
+	ByReason  map[Reason]int `json:"by_reason"`
+	// Resumed counts results taken from an earlier report.
+	Resumed int `json:"resumed,omitempty"`
+}
+
+// PoolSummary is what a task's warm pool did.
+type PoolSummary struct {
+	Task      string `json:"task"`
+	Size      int    `json:"size"`
+	Created   int64  `json:"created"`
+	Discarded int64  `json:"discarded"`
+	Failed    int64  `json:"failed"`
+}
+
+// Result is the verdict on one trajectory.
+type Result struct {
+	Key
+	Task     string `json:"task,omitempty"`
+	TaskFile string `json:"task_file,omitempty"`
+	// T is the number of steps.
+	T      int    `json:"steps_total"`
+	Status Status `json:"status"`
+	Reason Reason `json:"reason,omitempty"`
+	// Detail is a one-line human explanation of the verdict.
+	Detail string `json:"detail,omitempty"`
+	// Failure is the first failing repeat's failure.
+	Failure *Failure `json:"failure,omitempty"`
+	// Passed counts the repeats that passed, out of len(Repeats).
+	Passed  int      `json:"passed"`
+	Repeats []Repeat `json:"repeats,omitempty"`
+	// Deepest is the deepest checkpoint any repeat reached (T when kept).
+	Deepest int `json:"deepest_checkpoint"`
+	// Steps holds per-step median timings over the repeats that ran the step.
+	Steps []StepStat `json:"steps,omitempty"`
+	// Volatile lists the steps the trajectory marks volatile;
+	// Nondeterministic those whose normalised output differed across repeats.
+	Volatile         []int `json:"volatile_steps,omitempty"`
+	Nondeterministic []int `json:"nondeterministic_steps,omitempty"`
+	// Duration is the median wall time of one repeat (reset, replay, verify).
+	Duration time.Duration `json:"median_repeat_ns"`
+	// Resumed is set when the verdict was taken from an earlier report.
+	Resumed bool `json:"resumed,omitempty"`
+}
+
+// Repeat is one end-to-end replay and verification in a fresh sandbox.
+type Repeat struct {
+	Passed  bool     `json:"passed"`
+	Reason  Reason   `json:"reason,omitempty"`
+	Failure *Failure `json:"failure,omitempty"`
+	// Reached counts the steps that replayed successfully.
+	Reached  int           `json:"reached"`
+	Duration time.Duration `json:"duration_ns"`
+
+	steps     []stepRun
+	cancelled bool
+}
+
+// stepRun is what one repeat observed of one step.
+type stepRun struct {
+	dur    time.Duration
+	output string
+}
+
+// Failure locates a failed repeat: the step (absent for verifier and
+// infrastructure failures), expected and actual values, and an output
+// excerpt.
+type Failure struct {
+	Step     *int   `json:"step,omitempty"`
+	Action   string `json:"action,omitempty"`
+	Summary  string `json:"summary,omitempty"`
+	Expected string `json:"expected,omitempty"`
+	Got      string `json:"got,omitempty"`
+	Output   string `json:"output,omitempty"`
+	Message  string `json:"message"`
+}
+
+// StepStat is one step's median duration over the repeats that ran it.
+type StepStat struct {
+	Index  int           `json:"step"`
+	Action string        `json:"action"`
+	Median time.Duration `json:"median_ns"`
+	Runs   int           `json:"runs"`
+}
+
+// Decided reports whether r is a verdict a resumed run may keep: kept, or
+// rejected for a reason that is the trajectory's (infra_error is not).
+func (r Result) Decided() bool {
+	return r.Status == StatusKept || r.Status == StatusRejected && r.Reason != ReasonInfra
+}
+
+// summarise fills rep.Summary from rep.Results.
+func (rep *Report) summarise() {
+	s := Summary{Total: len(rep.Results), ByReason: map[Reason]int{}}
+	for _, r := range rep.Results {
+		switch r.Status {
+		case StatusKept:
+			s.Kept++
+		case StatusRejected:
+			s.Rejected++
+			s.ByReason[r.Reason]++
+		default:
+			s.Undecided++
+		}
+		if r.Resumed {
+			s.Resumed++
+		}
+	}
+	rep.Summary = s
+}
+
+// ReadReport loads a report written by WriteReport.
+func ReadReport(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read report: %w", err)
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("read report %s: %w", path, err)
+	}
+	if rep.Version != ReportVersion {
+		return nil, fmt.Errorf("read report %s: version %d: expected %d", path, rep.Version, ReportVersion)
+	}
+	return &rep, nil
+}
+
+// WriteReport writes rep as indented JSON to path, through a temporary file
+// and a rename so that an interrupted write never leaves half a report.
+func WriteReport(path string, rep *Report) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".prefilter-report-*")
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	enc := json.NewEncoder(tmp)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	return nil
+}
