@@ -22,7 +22,18 @@ type loaded struct {
 func loadTrajectory(path, id, taskPath string) (*loaded, error) {
 	trajs, err := trajectory.Load(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errUsage, err)
+		// Not native? A known foreign format is imported in memory.
+		imported, ok, ierr := importedTrajectory(path)
+		if !ok {
+			return nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+		if ierr != nil {
+			return nil, fmt.Errorf("%w: %w", errUsage, ierr)
+		}
+		if taskPath == "" {
+			return nil, usageError("%s is not a native trajectory; it was imported, but it names no task: give one with --task", path)
+		}
+		trajs = imported
 	}
 	tr, err := pick(path, trajs, id)
 	if err != nil {

@@ -113,6 +113,8 @@ starting a sandbox and re-executing the trajectory's tool calls up to a checkpoi
 		newSFTCmd(s, logger),
 		newGCCmd(s, logger),
 		newPrefilterCmd(s, logger),
+		newImportCmd(s, logger),
+		newExportCmd(s, logger),
 	)
 	return root
 }

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/images"
+	"github.com/rbx-sandbox/rbx/importer/tbench"
+	"github.com/rbx-sandbox/rbx/sandbox/docker"
+)
+
+// taskImport is the outcome of one task folder.
+type taskImport struct {
+	Source  string           `json:"source"`
+	Dir     string           `json:"dir,omitempty"`
+	Image   string           `json:"image,omitempty"`
+	Built   bool             `json:"built,omitempty"`
+	Steps   int              `json:"steps,omitempty"`
+	Offline []tbench.Problem `json:"not_offline,omitempty"`
+	Error   string           `json:"error,omitempty"`
+	w       *tbench.Written
+}
+
+func runImportTasks(ctx context.Context, s Streams, log *slog.Logger, o *importOptions) error {
+	dirs, err := taskDirs(o.src)
+	if err != nil {
+		return err
+	}
+	var results []*taskImport
+	failed := 0
+	for _, d := range dirs {
+		r := importTask(d, o.out)
+		if r.Error == "" && o.build {
+			if err := buildTaskImage(ctx, s, log, o, r); err != nil {
+				r.Error = err.Error()
+			}
+		}
+		if r.Error != "" {
+			failed++
+		}
+		results = append(results, r)
+		if o.output != "json" {
+			printTaskImport(s, r)
+		}
+	}
+	if o.output == "json" {
+		if err := writeJSON(s.Out, map[string]any{"tasks": results}); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d tasks not imported", failed, len(dirs))
+	}
+	return nil
+}
+
+// taskDirs is src itself when it is a task folder, else its task subfolders.
+func taskDirs(src string) ([]string, error) {
+	if _, err := tbench.Read(src); err == nil {
+		return []string{src}, nil
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return nil, usageError("import: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			if _, err := tbench.Read(filepath.Join(src, e.Name())); err == nil {
+				out = append(out, filepath.Join(src, e.Name()))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, usageError("import: %s: %w", src, tbench.ErrNotTask)
+	}
+	return out, nil
+}
+
+func importTask(dir, out string) *taskImport {
+	r := &taskImport{Source: dir}
+	c, err := tbench.Convert(dir, tbench.Options{})
+	var off *tbench.OfflineError
+	if errors.As(err, &off) {
+		r.Offline, r.Error = off.Problems, err.Error()
+		return r
+	}
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	w, err := c.Write(out)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Dir, r.Image, r.Steps, r.w = w.Dir, w.Image, len(c.Trajectory.Steps), w
+	return r
+}
+
+// buildTaskImage builds the base recipe and the task image on Docker.
+func buildTaskImage(ctx context.Context, s Streams, log *slog.Logger, o *importOptions, r *taskImport) error {
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	err := docker.Available(pctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(s.ErrOut, "warning: no Docker engine (%v): task images not built\n", err)
+		o.build = false
+		return nil
+	}
+	rt, err := docker.New(docker.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	base := r.Image
+	if r.w.ContextDir != "" {
+		c, _ := tbench.Convert(r.Source, tbench.Options{})
+		base = c.BaseImage
+	}
+	if _, known := images.Lookup(base); known {
+		b, err := images.NewBuilder(rt.Client(), images.WithLogger(log), images.WithProgress(s.ErrOut))
+		if err != nil {
+			return err
+		}
+		if _, err := b.Ensure(ctx, base); err != nil {
+			return fmt.Errorf("build base image %s: %w", base, err)
+		}
+	}
+	if r.w.ContextDir == "" {
+		return nil
+	}
+	r.Built, err = images.BuildTask(ctx, rt.Client(), r.w.ContextDir, r.Image, nil)
+	return err
+}
+
+func printTaskImport(s Streams, r *taskImport) {
+	switch {
+	case r.Error != "":
+		fmt.Fprintf(s.ErrOut, "%s: %s\n", r.Source, r.Error)
+	default:
+		built := "present"
+		if r.Built {
+			built = "built"
+		}
+		fmt.Fprintf(s.Out, "%s → %s (%d steps, image %s %s)\n", r.Source, r.Dir, r.Steps, r.Image, built)
+	}
+}

@@ -1,0 +1,152 @@
+package images
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/client"
+)
+
+// TaskImageAPI is the part of the Engine API client task image builds use.
+type TaskImageAPI interface {
+	ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
+	ImageBuild(ctx context.Context, buildContext io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
+}
+
+// TaskImagePrefix starts the tags of task images: rbx-task/<id>:<hash>.
+const TaskImagePrefix = "rbx-task/"
+
+// ContextTar writes dir as a build context tar: regular files and
+// directories in name order, with fixed times and owners, so the same
+// content always gives the same bytes (and the same tag).
+func ContextTar(dir string, w io.Writer) error {
+	tw := tar.NewWriter(w)
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != dir && (d.IsDir() || d.Type().IsRegular()) {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("build context %s: %w", dir, err)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		if err := addTarEntry(tw, dir, p); err != nil {
+			return fmt.Errorf("build context %s: %w", dir, err)
+		}
+	}
+	return tw.Close()
+}
+
+func addTarEntry(tw *tar.Writer, dir, p string) error {
+	info, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(dir, p)
+	if err != nil {
+		return err
+	}
+	hdr := &tar.Header{Name: filepath.ToSlash(rel), Mode: int64(info.Mode().Perm()), Format: tar.FormatPAX}
+	if info.IsDir() {
+		hdr.Typeflag, hdr.Name = tar.TypeDir, hdr.Name+"/"
+		return tw.WriteHeader(hdr)
+	}
+	hdr.Typeflag, hdr.Size = tar.TypeReg, info.Size()
+	if err := tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(tw, f)
+	return err
+}
+
+// TaskTag is the tag of the image built from dir for task id:
+// rbx-task/<id>:<first 12 hex digits of the context's SHA-256>.
+func TaskTag(id, dir string) (string, error) {
+	h := sha256.New()
+	if err := ContextTar(dir, h); err != nil {
+		return "", err
+	}
+	return TaskImagePrefix + id + ":" + hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// BuildTask builds the Dockerfile in dir (its FROM already a local image)
+// as tag through the Engine API, unless tag exists. It reports whether it
+// built; build output goes to progress.
+func BuildTask(ctx context.Context, cli TaskImageAPI, dir, tag string, progress io.Writer) (bool, error) {
+	if _, err := cli.ImageInspect(ctx, tag); err == nil {
+		return false, nil
+	} else if !cerrdefs.IsNotFound(err) {
+		return false, fmt.Errorf("inspect image %s: %w", tag, err)
+	}
+	var buf bytes.Buffer
+	if err := ContextTar(dir, &buf); err != nil {
+		return false, err
+	}
+	resp, err := cli.ImageBuild(ctx, &buf, build.ImageBuildOptions{
+		Tags: []string{tag}, Dockerfile: "Dockerfile", Remove: true, ForceRemove: true,
+		PullParent: false, Labels: map[string]string{"rbx.managed": "true", "rbx.task-image": "true"},
+	})
+	if err != nil {
+		return false, fmt.Errorf("build image %s: %w", tag, err)
+	}
+	defer resp.Body.Close()
+	if err := readBuildStream(resp.Body, progress); err != nil {
+		return false, fmt.Errorf("build image %s: %w", tag, err)
+	}
+	return true, nil
+}
+
+// readBuildStream copies the build's messages to progress and returns the
+// error the stream reports, if any.
+func readBuildStream(r io.Reader, progress io.Writer) error {
+	if progress == nil {
+		progress = io.Discard
+	}
+	dec := json.NewDecoder(r)
+	for {
+		var m struct {
+			Stream      string `json:"stream"`
+			Error       string `json:"error"`
+			ErrorDetail struct {
+				Message string `json:"message"`
+			} `json:"errorDetail"`
+		}
+		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("read build output: %w", err)
+		}
+		if m.Stream != "" {
+			fmt.Fprint(progress, m.Stream)
+		}
+		if m.Error != "" {
+			return errors.New(strings.TrimSpace(m.Error))
+		}
+	}
+}

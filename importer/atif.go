@@ -1,0 +1,120 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// importATIF reads an ATIF (v1.x) trajectory: system and user steps become
+// messages; each agent tool call becomes a step, its observation result
+// (by source_call_id) the output; an agent step without tool calls is a noop.
+func importATIF(data []byte, id string, c config, rep *Report) (*trajectory.Trajectory, error) {
+	var a ATIF
+	if err := json.Unmarshal(data, &a); err != nil {
+		return nil, fmt.Errorf("%w: expected an ATIF object: %w", ErrFormat, err)
+	}
+	if !strings.HasPrefix(a.SchemaVersion, "ATIF-") {
+		return nil, fmt.Errorf("%w: schema_version %q: expected ATIF-v1.x", ErrFormat, a.SchemaVersion)
+	}
+	b := newBuilder(c, rep)
+	if a.SessionID != "" && c.id == "" {
+		id = a.SessionID
+	}
+	native := a.Extra != nil && a.Extra.RBX != nil
+	if native {
+		x := a.Extra.RBX
+		if x.ID != "" && c.id == "" {
+			id = x.ID
+		}
+		if x.Task != "" {
+			b.traj.Task = x.Task
+		}
+		b.traj.Vars = x.Vars
+	}
+	for i, st := range a.Steps {
+		msg := atifMessage(st.Message)
+		switch st.Source {
+		case "system", "user":
+			if !native {
+				b.messageOf(st.Source, msg)
+			}
+		case "agent":
+			b.atifAgent(st)
+		default:
+			return nil, fmt.Errorf("%w: steps[%d].source %q: expected system, user or agent", ErrFormat, i, st.Source)
+		}
+	}
+	if native {
+		b.traj.Messages = a.Extra.RBX.Messages
+	}
+	return b.finish(id)
+}
+
+func (b *builder) atifAgent(st ATIFStep) {
+	msg := atifMessage(st.Message)
+	results := map[string]string{}
+	if st.Observation != nil {
+		for _, r := range st.Observation.Results {
+			results[r.SourceCallID] = r.Content
+		}
+	}
+	var x *atifRBXStep
+	if st.Extra != nil {
+		x = st.Extra.RBX
+	}
+	assistant := mustJSON(map[string]any{"role": "assistant", "content": msg})
+	if len(st.ToolCalls) == 0 {
+		s := noop(msg)
+		b.finishATIFStep(&s, st, x, "", false, assistant)
+		return
+	}
+	for j, tc := range st.ToolCalls {
+		args, err := parseArgs(tc.Arguments)
+		var s trajectory.Step
+		if err != nil {
+			s = noop(fmt.Sprintf("tool %q: %v", tc.FunctionName, err))
+			b.m.rep.warn(s.Note)
+		} else {
+			s = b.m.step(call{Name: tc.FunctionName, Args: args, ID: tc.ToolCallID})
+		}
+		out, has := results[tc.ToolCallID]
+		var own json.RawMessage
+		if j == 0 {
+			own = assistant
+		} else {
+			st.Metrics, x = nil, nil
+		}
+		b.finishATIFStep(&s, st, x, out, has, own)
+	}
+}
+
+// finishATIFStep sets observation, tokens and messages: from the rbx extra
+// when rbx wrote the file, else from ATIF's own fields.
+func (b *builder) finishATIFStep(s *trajectory.Step, st ATIFStep, x *atifRBXStep, out string, has bool, own json.RawMessage) {
+	if x == nil {
+		if has && s.Action == trajectory.KindShell {
+			s.Observation = &trajectory.Observation{Output: out}
+		}
+		if st.Metrics != nil {
+			s.Tokens = st.Metrics.CompletionTokens
+		}
+		b.add(*s, own)
+		return
+	}
+	if x.HasOutput || x.ExitCode != nil || x.Status != 0 {
+		s.Observation = &trajectory.Observation{ExitCode: x.ExitCode, Status: x.Status}
+		if x.HasOutput {
+			s.Observation.Output = out
+		}
+	}
+	s.Volatile, s.Checkpoint, s.Compare, s.Tokens = x.Volatile, x.Checkpoint, x.Compare, x.Tokens
+	s.Messages = x.Messages
+	b.add(*s)
+}
+
+// atifMessage reads a message that is a string (or, in later versions,
+// content parts).
+func atifMessage(raw json.RawMessage) string { return text(raw) }

@@ -1,0 +1,145 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// actionArgs are the action fields of s as a JSON object: the arguments of
+// the native tool named after its kind.
+func actionArgs(s trajectory.Step) (json.RawMessage, error) {
+	a := s
+	a.Action, a.Observation, a.Volatile, a.Checkpoint, a.Compare, a.Tokens, a.Messages = "", nil, false, nil, "", 0, nil
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "action")
+	return json.Marshal(m)
+}
+
+// ExportATIF converts t to ATIF v1.4. Every step is an agent step with one
+// tool call named after its action kind (a noop is a message-only step);
+// what ATIF has no field for (exit codes, checkpoint, volatile, compare,
+// the original messages) sits in "extra.rbx", so importing the result gives
+// t back.
+func ExportATIF(t *trajectory.Trajectory) (*ATIF, error) {
+	a := &ATIF{SchemaVersion: ATIFVersion, SessionID: t.ID, Agent: ATIFAgent{Name: "rbx", Version: "1"}}
+	x := &atifRootExtra{}
+	x.RBX = &struct {
+		ID       string            `json:"id,omitempty"`
+		Task     string            `json:"task,omitempty"`
+		Vars     map[string]string `json:"vars,omitempty"`
+		Messages []json.RawMessage `json:"messages,omitempty"`
+	}{ID: t.ID, Task: t.Task, Vars: t.Vars, Messages: t.Messages}
+	a.Extra = x
+	for _, raw := range t.Messages {
+		var m chatMessage
+		if json.Unmarshal(raw, &m) == nil && (m.Role == "system" || m.Role == "user") {
+			a.Steps = append(a.Steps, ATIFStep{Source: m.Role, Message: mustJSON(text(m.Content))})
+		}
+	}
+	for i, s := range t.Steps {
+		st, err := atifStep(i, s)
+		if err != nil {
+			return nil, fmt.Errorf("export step %d to ATIF: %w", i, err)
+		}
+		a.Steps = append(a.Steps, st)
+	}
+	for i := range a.Steps {
+		a.Steps[i].StepID = i + 1
+	}
+	return a, nil
+}
+
+func atifStep(i int, s trajectory.Step) (ATIFStep, error) {
+	x := &atifRBXStep{Volatile: s.Volatile, Checkpoint: s.Checkpoint, Compare: s.Compare, Tokens: s.Tokens, Messages: s.Messages}
+	st := ATIFStep{Source: "agent", Extra: &atifStepExtra{RBX: x}}
+	if s.Tokens > 0 {
+		st.Metrics = &ATIFMetrics{CompletionTokens: s.Tokens}
+	}
+	if s.Action == trajectory.KindNoop {
+		st.Message = mustJSON(s.Note)
+		return st, nil
+	}
+	st.Message = mustJSON(assistantText(s.Messages))
+	args, err := actionArgs(s)
+	if err != nil {
+		return st, err
+	}
+	id := fmt.Sprintf("call_%d", i)
+	st.ToolCalls = []ATIFToolCall{{ToolCallID: id, FunctionName: string(s.Action), Arguments: args}}
+	if o := s.Observation; o != nil {
+		x.ExitCode, x.Status, x.HasOutput = o.ExitCode, o.Status, true
+		if o.Output != "" {
+			st.Observation = &ATIFObservation{Results: []ATIFResult{{SourceCallID: id, Content: o.Output}}}
+		}
+	}
+	return st, nil
+}
+
+// assistantText is the content of the first assistant message in msgs.
+func assistantText(msgs []json.RawMessage) string {
+	for _, raw := range msgs {
+		var m chatMessage
+		if json.Unmarshal(raw, &m) == nil && m.Role == "assistant" {
+			return text(m.Content)
+		}
+	}
+	return ""
+}
+
+// OpenAIChat is an exported conversation: {"id", "messages", "tools"}, the
+// shape chat fine-tuning files use.
+type OpenAIChat struct {
+	ID       string            `json:"id,omitempty"`
+	Messages []json.RawMessage `json:"messages"`
+}
+
+// ExportOpenAI converts t to OpenAI chat messages: the trajectory's
+// messages, then per step an assistant message with one tool call named
+// after the action kind (arguments as a JSON string) and a tool message
+// with the recorded output; a noop is an assistant message with its note.
+// Importing the result gives the same actions back; exit codes, tokens and
+// the original per-step messages have no place in the format and are lost.
+func ExportOpenAI(t *trajectory.Trajectory) (*OpenAIChat, error) {
+	c := &OpenAIChat{ID: t.ID}
+	c.Messages = append(c.Messages, t.Messages...)
+	for i, s := range t.Steps {
+		if s.Action == trajectory.KindNoop {
+			c.Messages = append(c.Messages, mustJSON(map[string]any{"role": "assistant", "content": s.Note}))
+			continue
+		}
+		args, err := actionArgs(s)
+		if err != nil {
+			return nil, fmt.Errorf("export step %d to OpenAI: %w", i, err)
+		}
+		id := fmt.Sprintf("call_%d", i)
+		c.Messages = append(c.Messages, mustJSON(map[string]any{
+			"role": "assistant", "content": assistantText(s.Messages),
+			"tool_calls": []any{map[string]any{"id": id, "type": "function",
+				"function": map[string]any{"name": string(s.Action), "arguments": string(args)}}},
+		}))
+		out := ""
+		if s.Observation != nil {
+			out = s.Observation.Output
+		}
+		c.Messages = append(c.Messages, mustJSON(map[string]any{"role": "tool", "tool_call_id": id, "content": out}))
+	}
+	return c, nil
+}
+
+// WriteJSON writes v as indented JSON without HTML escaping.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,128 @@
+package tbench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/images"
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox/docker"
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/verifier"
+)
+
+// speedGate is the one corpus assertion that needs idle CPUs: on a loaded
+// machine the parallel run cannot beat the sequential one.
+const speedGate = "Expected parallel to be faster"
+
+// TestIntegrationTerminalBenchCorpus imports every corpus task, builds its
+// image offline, replays the reference and runs the verifier, which must
+// pass; then a broken copy of each (solution truncated to nothing useful)
+// must be rejected by the verifier.
+func TestIntegrationTerminalBenchCorpus(t *testing.T) {
+	corpus := needCorpus(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	if err := docker.Available(ctx); err != nil {
+		t.Skipf("no Docker engine answers (%v); skipping", err)
+	}
+	rt, err := docker.New()
+	require.NoError(t, err)
+	b, err := images.NewBuilder(rt.Client())
+	require.NoError(t, err)
+	_, err = b.Ensure(ctx, DefaultImage)
+	require.NoError(t, err)
+
+	dirs, err := filepath.Glob(filepath.Join(corpus, "*"))
+	require.NoError(t, err)
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			out := t.TempDir()
+			w, tk, tr := importAndBuild(ctx, t, rt, dir, out)
+			passed, output := replayVerify(ctx, t, rt, tk, tr)
+			if !passed && strings.Contains(output, speedGate) {
+				t.Skipf("reference replayed but the task's speed gate failed on this loaded machine: %s", firstLine(output[strings.Index(output, speedGate):]))
+			}
+			require.True(t, passed, "verifier output:\n%s", output)
+			res, ok := ParsePytest(output)
+			require.True(t, ok)
+			assert.True(t, res.OK(), "%+v", res)
+
+			broken := *tr
+			broken.Steps = []trajectory.Step{{Action: trajectory.KindShell, Command: "true"}}
+			passed, output = replayVerify(ctx, t, rt, tk, &broken)
+			assert.False(t, passed, "a solution that does nothing must be rejected:\n%s", output)
+			_ = w
+		})
+	}
+}
+
+func importAndBuild(ctx context.Context, t *testing.T, rt *docker.Runtime, dir, out string) (*Written, *task.Task, *trajectory.Trajectory) {
+	t.Helper()
+	c, err := Convert(dir, Options{})
+	require.NoError(t, err)
+	w, err := c.Write(out)
+	require.NoError(t, err)
+	if w.ContextDir != "" {
+		_, err := images.BuildTask(ctx, rt.Client(), w.ContextDir, w.Image, nil)
+		require.NoError(t, err)
+	}
+	tk, err := task.Load(w.TaskPath)
+	require.NoError(t, err)
+	trs, err := trajectory.Load(w.TrajectoryPath)
+	require.NoError(t, err)
+	return w, tk, trs[0]
+}
+
+func replayVerify(ctx context.Context, t *testing.T, rt *docker.Runtime, tk *task.Task, tr *trajectory.Trajectory) (bool, string) {
+	t.Helper()
+	sb, err := rt.Create(ctx, tk.SandboxSpec())
+	t.Cleanup(func() {
+		if sb != nil {
+			_ = sb.Remove(context.WithoutCancel(ctx))
+		}
+	})
+	require.NoError(t, err)
+	require.NoError(t, replayer.Prepare(ctx, sb, tk))
+	rp, err := replayer.New()
+	require.NoError(t, err)
+	_, err = rp.Replay(ctx, sb, tk, tr, tr.Len())
+	require.NoError(t, err)
+	res, err := verifier.Run(ctx, sb, tk)
+	require.NoError(t, err)
+	return res.Passed, res.Output
+}
+
+// TestIntegrationBrokenTestRejected checks the other kind of broken copy:
+// the reference solution is kept but a test asserts something else.
+func TestIntegrationBrokenTestRejected(t *testing.T) {
+	corpus := needCorpus(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := docker.Available(ctx); err != nil {
+		t.Skipf("no Docker engine answers (%v); skipping", err)
+	}
+	rt, err := docker.New()
+	require.NoError(t, err)
+	src := filepath.Join(corpus, "tb-hello-world")
+	dir := t.TempDir()
+	require.NoError(t, copyTree(src, dir, nil))
+	test := filepath.Join(dir, "tests", "test_outputs.py")
+	data, err := os.ReadFile(test)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(test, []byte(strings.ReplaceAll(string(data), `"Hello, world!"`, `"Goodbye, world!"`)), 0o644))
+	_, tk, tr := importAndBuild(ctx, t, rt, dir, t.TempDir())
+	passed, output := replayVerify(ctx, t, rt, tk, tr)
+	assert.False(t, passed, output)
+	res, ok := ParsePytest(output)
+	require.True(t, ok)
+	assert.Equal(t, 1, res.Failed)
+}
