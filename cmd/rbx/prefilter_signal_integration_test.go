@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -37,16 +40,34 @@ func TestIntegrationPrefilterSIGINT(t *testing.T) {
 		{"action": "shell", "command": "sleep 60", "timeout": "120s"}]}`), 0o644))
 	report := filepath.Join(t.TempDir(), "report.json")
 	cmd := exec.Command(bin, "prefilter", dir, "--runtime", "docker", "--repeats", "2", "--concurrency", "4", "--report", report)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
+	// Without a terminal, prefilter prints one line per verdict on stderr.
+	quickDone := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "quick/a.json") {
+				close(quickDone)
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	selector := map[string]string{sandbox.LabelTask: id}
 	require.Eventually(t, func() bool {
 		list, err := rt.List(context.Background(), selector)
 		return err == nil && len(list) == 2
 	}, 60*time.Second, 100*time.Millisecond, "the slow trajectory's two repeats are running")
-	time.Sleep(time.Second) // let the quick one's verdict land
+	select { // the quick one's verdict has landed
+	case <-quickDone:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no verdict for quick/a.json")
+	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	err := cmd.Wait()
+	err = cmd.Wait()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, exitInterrupted, ee.ExitCode())
