@@ -22,6 +22,7 @@ demo: images
 
 test: images vet
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+	python3 -m unittest discover -s clients/python -v
 
 # Unit tests only: integration tests skip themselves without an engine, so
 # this is what runs on machines without Docker.
@@ -37,6 +38,7 @@ bench: images
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./reset/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./prefilter/
 	$(GO) test -run '^$$' -bench . -benchtime 200x -timeout 30m ./sandbox/docker/
+	$(GO) test -run '^$$' -bench ServeLoad -benchtime 1x -timeout 30m ./server/
 
 FUZZTIME ?= 15s
 fuzz:

@@ -115,6 +115,7 @@ starting a sandbox and re-executing the trajectory's tool calls up to a checkpoi
 		newPrefilterCmd(s, logger),
 		newImportCmd(s, logger),
 		newExportCmd(s, logger),
+		newServeCmd(s, logger),
 	)
 	return root
 }

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// Episode states.
+const (
+	StateOpen      = "open"
+	StateEvaluated = "evaluated"
+	StateClosed    = "closed"
+	StateExpired   = "expired"
+	StateFailed    = "failed" // the sandbox died under a call
+	StateLost      = "lost"   // open when a previous server process died
+)
+
+// Action is one policy action of an episode (after the reference prefix)
+// with its live observation.
+type Action struct {
+	Step        trajectory.Step `json:"step"`
+	Observation Observation     `json:"observation"`
+	Intervened  bool            `json:"intervened,omitempty"`
+	Tokens      int             `json:"tokens,omitempty"`
+	// Inherited actions were replayed from the parent by a fork.
+	Inherited bool `json:"inherited,omitempty"`
+}
+
+// Observation is what one executed tool call produced.
+type Observation struct {
+	Output      string  `json:"output"`
+	ExitCode    int     `json:"exit_code"`
+	Status      int     `json:"status,omitempty"` // HTTP status of an http call
+	Truncated   bool    `json:"truncated"`
+	OutputBytes int64   `json:"output_bytes"`
+	TimedOut    bool    `json:"timed_out,omitempty"`
+	Error       string  `json:"error,omitempty"` // the action itself failed (no such file, ...)
+	DurationMS  float64 `json:"duration_ms"`
+}
+
+// record is what outlives an episode's sandbox: enough to export or fork it.
+type record struct {
+	ID     string `json:"id"`
+	Task   string `json:"task"`
+	K      int    `json:"k"`
+	T      int    `json:"t"`
+	Parent string `json:"parent,omitempty"`
+	ForkT  int    `json:"fork_t,omitempty"`
+	// Purpose is why the curriculum chose k (rollback, probe, learn, ...).
+	Purpose string    `json:"purpose,omitempty"`
+	State   string    `json:"state"`
+	Actions []Action  `json:"actions"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	Outcome *Outcome  `json:"outcome,omitempty"`
+}
+
+// Outcome is an evaluated episode's result as stored.
+type Outcome struct {
+	Success         bool    `json:"success"`
+	Reward          float64 `json:"reward"`
+	InterventionShr float64 `json:"intervened_share"`
+	ShiftExceeded   bool    `json:"shift_exceeded"`
+}
+
+// episode is a live episode: its record plus the sandbox and the replay run
+// that continues the reference prefix with the policy's actions.
+type episode struct {
+	mu      sync.Mutex
+	rec     record
+	entry   *Entry
+	sb      sandbox.Sandbox
+	run     *replayer.Run
+	traj    *trajectory.Trajectory // reference prefix [0, k), then the policy's steps
+	observe bool                   // the outcome goes to the curriculum
+	used    time.Time
+	holds   atomic.Bool // sb is set: read without the lock by metrics
+}
+
+func newEpisodeID() string {
+	b := make([]byte, 10)
+	_, _ = rand.Read(b)
+	return "ep_" + hex.EncodeToString(b)
+}
+
+// snapshot copies the record under the episode's lock.
+func (ep *episode) snapshot() record {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	r := ep.rec
+	r.Actions = append([]Action(nil), ep.rec.Actions...)
+	return r
+}
+
+// interventions counts the intervened share of steps and of tokens.
+func interventions(actions []Action) (steps, n, tokens, total int) {
+	for _, a := range actions {
+		n++
+		total += a.Tokens
+		if a.Intervened {
+			steps++
+			tokens += a.Tokens
+		}
+	}
+	return steps, n, tokens, total
+}

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/rbx-sandbox/rbx/verifier"
+)
+
+// EvaluateResponse is an episode's verdict.
+type EvaluateResponse struct {
+	Episode string `json:"episode"`
+	Task    string `json:"task"`
+	K       int    `json:"k"`
+	T       int    `json:"t"`
+	// Reward is 1 when the verifier passed, else 0; Score is the rubric's
+	// weighted share of passed items, for shaping.
+	Reward   float64                `json:"reward"`
+	Success  bool                   `json:"success"`
+	Score    float64                `json:"score"`
+	Verifier VerifierResult         `json:"verifier"`
+	Rubric   []verifier.RubricScore `json:"rubric"`
+	// Steps counts the policy's actions (a fork's inherited ones included).
+	Steps      int          `json:"steps"`
+	Intervened Intervention `json:"intervened"`
+	// ShiftExceeded: the intervened share of steps or of tokens is over
+	// the server's --max-intervention-share; a trainer drops the episode.
+	ShiftExceeded bool `json:"shift_exceeded"`
+	// Observed reports that the outcome went to the curriculum (episodes
+	// reset by the server without intervened steps; not forks).
+	Observed bool `json:"observed"`
+}
+
+// VerifierResult is the verify command's result.
+type VerifierResult struct {
+	Passed     bool    `json:"passed"`
+	ExitCode   int     `json:"exit_code"`
+	TimedOut   bool    `json:"timed_out"`
+	Output     string  `json:"output"`
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// Intervention is the shift filter's evidence.
+type Intervention struct {
+	Steps      int     `json:"steps"`
+	Share      float64 `json:"share"`
+	Tokens     int     `json:"tokens"`
+	TokenShare float64 `json:"token_share"`
+}
+
+func (s *Server) evaluate(r *http.Request) (any, *APIError) {
+	id, aerr := pathID(r)
+	if aerr != nil {
+		return nil, aerr
+	}
+	ep, aerr := s.live(r.Context(), id)
+	if aerr != nil {
+		return nil, aerr
+	}
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if aerr := s.stillOpen(ep); aerr != nil {
+		return nil, aerr
+	}
+	ep.used = now()
+	res, err := verifier.Run(r.Context(), ep.sb, ep.entry.Task)
+	if err != nil {
+		return nil, s.stepFailed(r.Context(), ep, err)
+	}
+	iv, n, ivTok, tok := interventions(ep.rec.Actions)
+	out := EvaluateResponse{Episode: id, Task: ep.rec.Task, K: ep.rec.K, T: ep.rec.T, Success: res.Passed, Score: res.Score,
+		Verifier: VerifierResult{Passed: res.Passed, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Output: res.Output, DurationMS: ms(res.Duration)},
+		Rubric:   res.Rubric, Steps: n, Intervened: Intervention{Steps: iv, Tokens: ivTok}}
+	if out.Rubric == nil {
+		out.Rubric = []verifier.RubricScore{}
+	}
+	if res.Passed {
+		out.Reward = 1
+	}
+	if n > 0 {
+		out.Intervened.Share = float64(iv) / float64(n)
+	}
+	if tok > 0 {
+		out.Intervened.TokenShare = float64(ivTok) / float64(tok)
+	}
+	out.ShiftExceeded = out.Intervened.Share > s.cfg.maxShare || out.Intervened.TokenShare > s.cfg.maxShare
+	// The outcome is durable (curriculum, then journal) before the answer.
+	if ep.observe && iv == 0 {
+		if err := s.eng.Observe(ep.rec.Task, ep.rec.K, res.Passed); err != nil {
+			return nil, apiErr(http.StatusInternalServerError, CodeInternal, "record outcome: %v", err)
+		}
+		out.Observed = true
+	}
+	oc := &Outcome{Success: res.Passed, Reward: out.Reward, InterventionShr: out.Intervened.Share, ShiftExceeded: out.ShiftExceeded}
+	if err := s.finish(r.Context(), ep, StateEvaluated, oc); err != nil {
+		return nil, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
+	}
+	result := map[bool]string{true: "success", false: "failure"}[res.Passed]
+	s.met.outcomes.WithLabelValues(ep.rec.Task, result).Inc()
+	if out.Observed {
+		s.hist.add(HistoryEvent{Episode: id, Task: ep.rec.Task, K: ep.rec.K, Purpose: ep.rec.Purpose, Success: res.Passed, At: ep.rec.Updated.UTC()})
+	}
+	return out, nil
+}

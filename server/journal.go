@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// journal persists episode logs in SQLite next to the curriculum: one row
+// per episode, written when it opens and when it ends, so a restart can
+// report the episodes that were open as lost, and finished episodes stay
+// exportable. WAL with synchronous=NORMAL: a committed row survives the
+// process being killed.
+type journal struct{ db *sql.DB }
+
+const journalSchema = `
+CREATE TABLE IF NOT EXISTS serve_episodes (
+	id      TEXT PRIMARY KEY,
+	task    TEXT NOT NULL,
+	k       INTEGER NOT NULL,
+	state   TEXT NOT NULL,
+	created INTEGER NOT NULL,
+	updated INTEGER NOT NULL,
+	success INTEGER,            -- NULL until evaluated
+	record  TEXT NOT NULL       -- the JSON record: actions, outcome, parent
+);
+CREATE INDEX IF NOT EXISTS serve_episodes_state ON serve_episodes(state);`
+
+// openJournal opens the database and marks the episodes still open (a
+// previous process died with them) as lost; it returns how many.
+func openJournal(ctx context.Context, path string) (*journal, int, error) {
+	q := url.Values{"_pragma": {"journal_mode(WAL)", "synchronous(NORMAL)", "busy_timeout(10000)"}}
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, 0, fmt.Errorf("open episode journal %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, journalSchema); err != nil {
+		return nil, 0, errors.Join(fmt.Errorf("create journal schema in %s: %w", path, err), db.Close())
+	}
+	res, err := db.ExecContext(ctx, `UPDATE serve_episodes SET state = ?, updated = ?,
+		record = json_set(record, '$.state', ?) WHERE state = ?`, StateLost, time.Now().UnixMilli(), StateLost, StateOpen)
+	if err != nil {
+		return nil, 0, errors.Join(fmt.Errorf("mark lost episodes in %s: %w", path, err), db.Close())
+	}
+	n, _ := res.RowsAffected()
+	return &journal{db: db}, int(n), nil
+}
+
+func (j *journal) close() error { return j.db.Close() }
+
+// put writes an episode's record (insert or replace).
+func (j *journal) put(ctx context.Context, r record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	var success any
+	if r.Outcome != nil {
+		success = r.Outcome.Success
+	}
+	_, err = j.db.ExecContext(context.WithoutCancel(ctx), `INSERT OR REPLACE INTO serve_episodes
+		(id, task, k, state, created, updated, success, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.Task, r.K, r.State, r.Created.UnixMilli(), r.Updated.UnixMilli(), success, string(b))
+	if err != nil {
+		return fmt.Errorf("journal episode %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// get reads one record; ok is false when there is none.
+func (j *journal) get(ctx context.Context, id string) (record, bool, error) {
+	var b string
+	err := j.db.QueryRowContext(ctx, "SELECT record FROM serve_episodes WHERE id = ?", id).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return record{}, false, nil
+	}
+	if err != nil {
+		return record{}, false, fmt.Errorf("journal read %s: %w", id, err)
+	}
+	var r record
+	if err := json.Unmarshal([]byte(b), &r); err != nil {
+		return record{}, false, fmt.Errorf("journal record %s: %w", id, err)
+	}
+	return r, true, nil
+}
+
+// list returns the newest records in a state ("" for any), without actions.
+func (j *journal) list(ctx context.Context, state string, limit int) ([]record, error) {
+	rows, err := j.db.QueryContext(ctx, `SELECT json_remove(record, '$.actions') FROM serve_episodes
+		WHERE ? = '' OR state = ? ORDER BY created DESC LIMIT ?`, state, state, limit)
+	if err != nil {
+		return nil, fmt.Errorf("journal list: %w", err)
+	}
+	defer rows.Close()
+	var out []record
+	for rows.Next() {
+		var b string
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("journal list: %w", err)
+		}
+		var r record
+		if err := json.Unmarshal([]byte(b), &r); err != nil {
+			return nil, fmt.Errorf("journal list: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// loadHistory fills h with the latest evaluated outcomes, oldest first.
+func (j *journal) loadHistory(ctx context.Context, h *history) error {
+	rows, err := j.db.QueryContext(ctx, `SELECT id, task, k, coalesce(json_extract(record, '$.purpose'), ''), success, updated FROM serve_episodes
+		WHERE success IS NOT NULL ORDER BY updated DESC LIMIT 4096`)
+	if err != nil {
+		return fmt.Errorf("journal history: %w", err)
+	}
+	defer rows.Close()
+	var evs []HistoryEvent
+	for rows.Next() {
+		var ev HistoryEvent
+		var at int64
+		if err := rows.Scan(&ev.Episode, &ev.Task, &ev.K, &ev.Purpose, &ev.Success, &at); err != nil {
+			return fmt.Errorf("journal history: %w", err)
+		}
+		ev.At = time.UnixMilli(at).UTC()
+		evs = append(evs, ev)
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		h.add(evs[i])
+	}
+	return rows.Err()
+}

@@ -1,0 +1,107 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+)
+
+// config holds the server's settings.
+type config struct {
+	token    string
+	ttl      time.Duration
+	maxBody  int64
+	maxGroup int
+	maxSteps int
+	maxShare float64
+	excerpt  int
+	dbPath   string
+	log      *slog.Logger
+}
+
+func defaults() config {
+	return config{ttl: 10 * time.Minute, maxBody: 1 << 20, maxGroup: 64, maxSteps: 256, maxShare: 0.5,
+		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+}
+
+// Option configures a Server.
+type Option func(*config) error
+
+// WithToken requires "Authorization: Bearer TOKEN" on every route but
+// /healthz (default: no token; the command refuses to listen beyond
+// loopback without one).
+func WithToken(token string) Option {
+	return func(c *config) error { c.token = token; return nil }
+}
+
+// WithEpisodeTTL sets how long an episode may stay idle before it expires
+// and its sandbox is removed; finished episodes stay listed in memory for
+// as long (default 10m).
+func WithEpisodeTTL(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("episode ttl %v: expected > 0", d)
+		}
+		c.ttl = d
+		return nil
+	}
+}
+
+// WithMaxBody limits request bodies (default 1 MiB); larger ones get
+// too_large.
+func WithMaxBody(n int64) Option {
+	return func(c *config) error {
+		if n < 1024 {
+			return fmt.Errorf("max body %d: expected ≥ 1024 bytes", n)
+		}
+		c.maxBody = n
+		return nil
+	}
+}
+
+// WithMaxGroup limits the group size of one reset (default 64).
+func WithMaxGroup(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("max group %d: expected ≥ 1", n)
+		}
+		c.maxGroup = n
+		return nil
+	}
+}
+
+// WithMaxSteps limits the policy steps of one episode (default 256); the
+// step that reaches it reports truncated, later ones get step_limit.
+func WithMaxSteps(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("max steps %d: expected ≥ 1", n)
+		}
+		c.maxSteps = n
+		return nil
+	}
+}
+
+// WithMaxInterventionShare sets the shift filter: an evaluated episode
+// whose intervened share of steps (or of tokens) exceeds x reports
+// shift_exceeded (default 0.5).
+func WithMaxInterventionShare(x float64) Option {
+	return func(c *config) error {
+		if x < 0 || x > 1 {
+			return fmt.Errorf("max intervention share %v: expected 0 ≤ x ≤ 1", x)
+		}
+		c.maxShare = x
+		return nil
+	}
+}
+
+// WithJournal persists episode logs in the SQLite database at path (the
+// curriculum's database is fine: WAL mode admits both). Default: none,
+// episodes live in memory only.
+func WithJournal(path string) Option {
+	return func(c *config) error { c.dbPath = path; return nil }
+}
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }

@@ -1,0 +1,228 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rbx-sandbox/rbx/curriculum"
+	"github.com/rbx-sandbox/rbx/curriculum/sft"
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// ResetRequest asks for a group of episodes of one task.
+type ResetRequest struct {
+	Task string `json:"task"`
+	// Checkpoint is "auto" (the curriculum decides; the default) or k.
+	Checkpoint json.RawMessage `json:"checkpoint,omitempty"`
+	// Group is how many episodes start from the same k (default 1).
+	Group int `json:"group,omitempty"`
+	// Seed is echoed back in each episode's info (replay is deterministic).
+	Seed *int64 `json:"seed,omitempty"`
+}
+
+// ResetResponse is a group of episodes at one checkpoint.
+type ResetResponse struct {
+	Task     string        `json:"task"`
+	K        int           `json:"k"`
+	T        int           `json:"t"`
+	Purpose  string        `json:"purpose"`
+	Tools    []sft.Tool    `json:"tools"`
+	Episodes []EpisodeInfo `json:"episodes"`
+	TotalMS  float64       `json:"total_ms"`
+}
+
+// EpisodeInfo is one episode handed out by reset or fork.
+type EpisodeInfo struct {
+	ID       string            `json:"id"`
+	Task     string            `json:"task"`
+	K        int               `json:"k"`
+	T        int               `json:"t"`
+	Parent   string            `json:"parent,omitempty"`
+	ForkT    *int              `json:"fork_t,omitempty"`
+	Seed     *int64            `json:"seed,omitempty"`
+	Messages []json.RawMessage `json:"messages"`
+	Timings  Timings           `json:"timings"`
+}
+
+// Timings say where a reset's time went.
+type Timings struct {
+	// ResetMS is the pool wait plus the replay to k; ReplayMS the replay.
+	ResetMS  float64 `json:"reset_ms"`
+	ReplayMS float64 `json:"replay_ms"`
+	// InheritMS is a fork's replay of the parent's actions.
+	InheritMS float64 `json:"inherit_ms,omitempty"`
+}
+
+func (s *Server) reset(r *http.Request) (any, *APIError) {
+	start := now()
+	var req ResetRequest
+	if e := decode(r, &req); e != nil {
+		return nil, e
+	}
+	e, aerr := s.entry(req.Task)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if req.Group == 0 {
+		req.Group = 1
+	}
+	if req.Group < 1 || req.Group > s.cfg.maxGroup {
+		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "group %d: expected 1 to %d", req.Group, s.cfg.maxGroup)
+	}
+	k, purpose, aerr := s.checkpoint(e, req)
+	if aerr != nil {
+		return nil, aerr
+	}
+	eps := make([]*episode, req.Group)
+	infos := make([]EpisodeInfo, req.Group)
+	g, ctx := errgroup.WithContext(r.Context())
+	for i := range eps {
+		g.Go(func() error {
+			ep, info, aerr := s.open(ctx, e, k)
+			if aerr != nil {
+				return aerr
+			}
+			info.Seed = req.Seed
+			eps[i], infos[i] = ep, info
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		s.discard(eps)
+		var ae *APIError
+		if errors.As(err, &ae) {
+			return nil, ae
+		}
+		return nil, resetFailed(err)
+	}
+	for _, ep := range eps {
+		ep.observe = k < e.Ref.Len() && e.Ref.ValidCheckpoint(k)
+		ep.rec.Purpose = purpose
+		if aerr := s.admit(r.Context(), ep); aerr != nil {
+			s.discard(eps)
+			return nil, aerr
+		}
+	}
+	return ResetResponse{Task: e.Task.ID, K: k, T: e.Ref.Len(), Purpose: purpose, Tools: sft.Tools(),
+		Episodes: infos, TotalMS: ms(since(start))}, nil
+}
+
+// checkpoint is the request's k: explicit, or the curriculum's choice.
+func (s *Server) checkpoint(e *Entry, req ResetRequest) (int, string, *APIError) {
+	var auto string
+	if len(req.Checkpoint) == 0 || (json.Unmarshal(req.Checkpoint, &auto) == nil && auto == "auto") {
+		k, p, err := s.eng.NextGroup(e.Task.ID, req.Group)
+		if err != nil {
+			return 0, "", apiErr(http.StatusInternalServerError, CodeInternal, "curriculum: %v", err)
+		}
+		return k, string(p), nil
+	}
+	var k int
+	if err := json.Unmarshal(req.Checkpoint, &k); err != nil {
+		return 0, "", apiErr(http.StatusBadRequest, CodeBadRequest, `checkpoint %s: expected "auto" or an integer k`, clip(string(req.Checkpoint), 40))
+	}
+	if err := replayer.CheckCheckpoint(e.Ref, k); err != nil {
+		return 0, "", apiErr(http.StatusBadRequest, CodeBadCheckpoint, "task %s: %v", e.Task.ID, err).with("t", e.Ref.Len())
+	}
+	return k, string(curriculum.Purpose("explicit")), nil
+}
+
+// open resets one sandbox to k and builds its episode (not yet admitted):
+// the episode's own trajectory starts as the reference prefix [0, k).
+func (s *Server) open(ctx context.Context, e *Entry, k int) (*episode, EpisodeInfo, *APIError) {
+	start := now()
+	sb, rep, err := s.rs.Reset(ctx, e.Task, e.Ref, k)
+	dur := since(start)
+	if err != nil {
+		s.met.resets.WithLabelValues(e.Task.ID, "failed").Inc()
+		return nil, EpisodeInfo{}, resetFailed(err)
+	}
+	s.met.resets.WithLabelValues(e.Task.ID, "ok").Inc()
+	s.met.resetDur.WithLabelValues(e.Task.ID).Observe(dur.Seconds())
+	id := newEpisodeID()
+	tr := &trajectory.Trajectory{ID: id, Task: e.Task.ID, Vars: e.Ref.Vars, Steps: slices.Clone(e.Ref.Steps[:k])}
+	t := now()
+	ep := &episode{entry: e, sb: sb, traj: tr, run: s.rp.Resume(sb, e.Task, tr, k, rep.Vars), used: t,
+		rec: record{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(), State: StateOpen, Created: t, Updated: t}}
+	ep.holds.Store(true)
+	info := EpisodeInfo{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(),
+		Timings: Timings{ResetMS: ms(dur), ReplayMS: ms(rep.Duration)}}
+	info.Messages, err = prefixMessages(e, rep, k)
+	if err != nil {
+		s.rs.Release(sb)
+		return nil, EpisodeInfo{}, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
+	}
+	return ep, info, nil
+}
+
+// admit journals an episode as open and makes it reachable.
+func (s *Server) admit(ctx context.Context, ep *episode) *APIError {
+	if s.jr != nil {
+		if err := s.jr.put(ctx, ep.snapshot()); err != nil {
+			return apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return apiErr(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down")
+	}
+	s.eps[ep.rec.ID] = ep
+	return nil
+}
+
+// discard releases the sandboxes of episodes that were never handed out.
+func (s *Server) discard(eps []*episode) {
+	for _, ep := range eps {
+		if ep == nil {
+			continue
+		}
+		ep.mu.Lock()
+		if ep.rec.State == StateOpen {
+			_ = s.finish(context.Background(), ep, StateClosed, nil)
+		}
+		ep.mu.Unlock()
+		s.mu.Lock()
+		delete(s.eps, ep.rec.ID)
+		s.mu.Unlock()
+	}
+}
+
+// finish releases the episode's sandbox and journals its final state.
+// Callers hold ep.mu.
+func (s *Server) finish(ctx context.Context, ep *episode, state string, out *Outcome) error {
+	if ep.sb != nil {
+		s.rs.Release(ep.sb)
+		ep.sb = nil
+		ep.holds.Store(false)
+	}
+	ep.rec.State, ep.rec.Updated, ep.rec.Outcome = state, time.Now(), out
+	if s.jr == nil {
+		return nil
+	}
+	r := ep.rec
+	r.Actions = slices.Clone(ep.rec.Actions)
+	return s.jr.put(ctx, r)
+}
+
+// entry looks a task up by id.
+func (s *Server) entry(id string) (*Entry, *APIError) {
+	if id == "" {
+		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "task: required")
+	}
+	if !idPattern.MatchString(id) {
+		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "task %q: not a valid id", clip(id, 64))
+	}
+	e, ok := s.cat[id]
+	if !ok {
+		return nil, apiErr(http.StatusNotFound, CodeUnknownTask, "unknown task %q (GET /v1/tasks lists them)", id)
+	}
+	return e, nil
+}

@@ -1,0 +1,125 @@
+// Package server is `rbx serve`: an HTTP/JSON reset backend for RL
+// trainers (DESIGN.md §7). A trainer resets groups of episodes to a
+// checkpoint the curriculum picks, steps them with OpenAI tool calls,
+// evaluates them with the task's verifier (the outcome feeds the
+// curriculum), and may fork an episode at step t to continue it with
+// intervened actions (rollout-time intervention), with a shift filter on
+// the intervened share.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/curriculum"
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/reset"
+)
+
+// Server serves episodes over HTTP. Create it with New, mount Handler,
+// and Close it to remove every sandbox it handed out.
+type Server struct {
+	cfg     config
+	cat     catalog
+	rs      *reset.Resetter
+	rp      *replayer.Replayer
+	eng     *curriculum.Engine
+	jr      *journal
+	met     *metrics
+	hist    *history
+	mux     *http.ServeMux
+	routes  []string
+	mu      sync.Mutex
+	eps     map[string]*episode
+	closed  bool
+	lost    int
+	started time.Time
+	stop    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// New registers every entry's task with the curriculum, warms its pool,
+// opens the journal (marking episodes a previous process left open as
+// lost) and starts the expiry loop. rs must replay with rp.
+func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *curriculum.Engine, entries []Entry, opts ...Option) (*Server, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	cat, err := newCatalog(entries)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, cat: cat, rs: rs, rp: rp, eng: eng, eps: map[string]*episode{},
+		hist: newHistory(256), started: time.Now(), stop: make(chan struct{})}
+	for _, id := range cat.ids() {
+		if err := eng.Register(cat.info(id)); err != nil {
+			return nil, fmt.Errorf("register task %q with the curriculum: %w", id, err)
+		}
+		if err := rs.Warm(cat[id].Task); err != nil {
+			return nil, fmt.Errorf("warm pool of task %q: %w", id, err)
+		}
+	}
+	if cfg.dbPath != "" {
+		if s.jr, s.lost, err = openJournal(ctx, cfg.dbPath); err != nil {
+			return nil, err
+		}
+		if err := s.jr.loadHistory(ctx, s.hist); err != nil {
+			return nil, errors.Join(err, s.jr.close())
+		}
+	}
+	s.met = newMetrics(s)
+	s.met.lost.Add(float64(s.lost))
+	s.routes = s.register()
+	s.wg.Add(1)
+	go s.expireLoop()
+	return s, nil
+}
+
+// Lost is how many episodes a previous server process left open (they
+// are marked lost in the journal and listed with state=lost).
+func (s *Server) Lost() int { return s.lost }
+
+// Handler is the HTTP API.
+func (s *Server) Handler() http.Handler { return s.middleware(s.mux) }
+
+// Routes lists the registered "METHOD /path" patterns (the OpenAPI test
+// checks each is documented).
+func (s *Server) Routes() []string { return append([]string(nil), s.routes...) }
+
+// Close refuses new episodes, removes every open episode's sandbox (their
+// journal entries are closed), stops the expiry loop and closes the
+// journal. Call it after the HTTP server stopped taking requests.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	eps := s.eps
+	s.eps = map[string]*episode{}
+	s.mu.Unlock()
+	close(s.stop)
+	s.wg.Wait()
+	var errs []error
+	for _, ep := range eps {
+		ep.mu.Lock()
+		if ep.rec.State == StateOpen {
+			errs = append(errs, s.finish(ctx, ep, StateClosed, nil))
+		}
+		ep.mu.Unlock()
+	}
+	if s.jr != nil {
+		errs = append(errs, s.jr.close())
+	}
+	return errors.Join(errs...)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// StepRequest is one policy action.
+type StepRequest struct {
+	ToolCall *ToolCall `json:"tool_call"`
+	// Intervened marks an action an intervener (not the policy) chose.
+	Intervened bool `json:"intervened,omitempty"`
+	// Tokens is the policy's token count for this turn, for the shift filter.
+	Tokens int `json:"tokens,omitempty"`
+}
+
+// StepResponse is the gym-style answer to a step: the observation (also
+// as the OpenAI tool message to append), reward 0 until evaluate,
+// terminated false (evaluate ends an episode), truncated when the episode
+// used its step budget.
+type StepResponse struct {
+	Episode     string          `json:"episode"`
+	Step        int             `json:"step"`
+	Observation Observation     `json:"observation"`
+	Message     json.RawMessage `json:"message"`
+	Reward      float64         `json:"reward"`
+	Terminated  bool            `json:"terminated"`
+	Truncated   bool            `json:"truncated"`
+	Info        StepInfo        `json:"info"`
+}
+
+// StepInfo carries timings and counts.
+type StepInfo struct {
+	// ServerMS is the whole step as the server saw it, ExecMS the sandbox's
+	// own execution time; the difference is the server's overhead.
+	ServerMS        float64 `json:"server_ms"`
+	ExecMS          float64 `json:"exec_ms"`
+	Steps           int     `json:"steps"`
+	IntervenedSteps int     `json:"intervened_steps"`
+}
+
+func (s *Server) step(r *http.Request) (any, *APIError) {
+	start := now()
+	id, aerr := pathID(r)
+	if aerr != nil {
+		return nil, aerr
+	}
+	var req StepRequest
+	if e := decode(r, &req); e != nil {
+		return nil, e
+	}
+	if req.ToolCall == nil {
+		return nil, apiErr(http.StatusBadRequest, CodeBadToolCall, `tool_call: required, e.g. {"name": "shell", "arguments": {"command": "ls"}}`)
+	}
+	if req.Tokens < 0 {
+		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "tokens %d: expected ≥ 0", req.Tokens)
+	}
+	ep, aerr := s.live(r.Context(), id)
+	if aerr != nil {
+		return nil, aerr
+	}
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if aerr := s.stillOpen(ep); aerr != nil {
+		return nil, aerr
+	}
+	if len(ep.rec.Actions) >= s.cfg.maxSteps {
+		return nil, apiErr(http.StatusConflict, CodeStepLimit, "episode %s used its %d steps; evaluate or close it", id, s.cfg.maxSteps)
+	}
+	st, aerr := req.ToolCall.toStep(ep.entry.Task.ID, ep.run.Vars())
+	if aerr != nil {
+		return nil, aerr
+	}
+	obs, err := s.exec(r.Context(), ep, st)
+	ep.used = now()
+	if err != nil {
+		return nil, s.stepFailed(r.Context(), ep, err)
+	}
+	s.met.stepExec.Observe(obs.DurationMS / 1000)
+	a := Action{Step: st, Observation: obs, Intervened: req.Intervened, Tokens: req.Tokens}
+	ep.rec.Actions = append(ep.rec.Actions, a)
+	callID := req.ToolCall.ID
+	if callID == "" {
+		callID = fmt.Sprintf("call_%d", ep.rec.K+len(ep.rec.Actions)-1)
+	}
+	iv, n, _, _ := interventions(ep.rec.Actions)
+	return StepResponse{Episode: id, Step: ep.rec.K + len(ep.rec.Actions) - 1, Observation: obs,
+		Message: toolMessage(callID, observationText(a)), Truncated: n >= s.cfg.maxSteps,
+		Info: StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv}}, nil
+}
+
+// stepFailed ends an episode whose sandbox died (sandbox_lost), or
+// reports a cancelled request.
+func (s *Server) stepFailed(ctx context.Context, ep *episode, err error) *APIError {
+	_ = s.finish(ctx, ep, StateFailed, nil)
+	if ctx.Err() != nil { // the client went away mid-call: the state is unknown
+		return apiErr(499, CodeBadRequest, "episode %s: request cancelled mid-call; the episode is failed", ep.rec.ID)
+	}
+	return sandboxLost(ep.rec.ID, err)
+}
+
+// stillOpen rejects calls on finished episodes. Callers hold ep.mu.
+func (s *Server) stillOpen(ep *episode) *APIError {
+	if ep.rec.State != StateOpen {
+		return apiErr(http.StatusConflict, CodeEpisodeFinished, "episode %s is %s", ep.rec.ID, ep.rec.State).with("state", ep.rec.State)
+	}
+	return nil
+}
+
+// live returns an episode held in memory, or explains why there is none:
+// finished long ago (the journal knows it), or unknown.
+func (s *Server) live(ctx context.Context, id string) (*episode, *APIError) {
+	s.mu.Lock()
+	ep, ok := s.eps[id]
+	s.mu.Unlock()
+	if ok {
+		return ep, nil
+	}
+	if s.jr != nil {
+		if rec, found, err := s.jr.get(ctx, id); err == nil && found {
+			return nil, apiErr(http.StatusConflict, CodeEpisodeFinished, "episode %s is %s", id, rec.State).with("state", rec.State)
+		}
+	}
+	return nil, apiErr(http.StatusNotFound, CodeUnknownEpisode, "unknown episode %s", id)
+}
+
+// recordOf returns an episode's record from memory or the journal.
+func (s *Server) recordOf(ctx context.Context, id string) (record, *APIError) {
+	s.mu.Lock()
+	ep, ok := s.eps[id]
+	s.mu.Unlock()
+	if ok {
+		return ep.snapshot(), nil
+	}
+	if s.jr != nil {
+		rec, found, err := s.jr.get(ctx, id)
+		if err != nil {
+			return record{}, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
+		}
+		if found {
+			return rec, nil
+		}
+	}
+	return record{}, apiErr(http.StatusNotFound, CodeUnknownEpisode, "unknown episode %s", id)
+}
+
+// stepsOf is the episode's trajectory steps: the reference prefix, then
+// the actions with their live observations.
+func stepsOf(e *Entry, rec record) []trajectory.Step {
+	steps := append([]trajectory.Step(nil), e.Ref.Steps[:rec.K]...)
+	for _, a := range rec.Actions {
+		st := a.Step
+		code := a.Observation.ExitCode
+		st.Observation = &trajectory.Observation{Output: a.Observation.Output, ExitCode: &code}
+		if st.Action == trajectory.KindHTTP {
+			st.Observation = &trajectory.Observation{Output: a.Observation.Output, Status: a.Observation.Status}
+		}
+		st.Tokens = a.Tokens
+		steps = append(steps, st)
+	}
+	return steps
+}
