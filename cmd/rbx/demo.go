@@ -23,23 +23,30 @@ import (
 
 // demoOptions are the flags of `rbx demo`.
 type demoOptions struct {
-	rt     runtimeFlags
-	output string
+	rt         runtimeFlags
+	output     string
+	replayOnly bool
 }
 
 func newDemoCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 	o := &demoOptions{}
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Replay every bundled example to several checkpoints and verify each",
-		Long: `Demo runs rbx on the examples embedded in the binary: for each example and each
-of several checkpoints k it replays steps [0,k) in a fresh sandbox, then runs the
-reference suffix [k,T) and the task's verifier, which must pass from every checkpoint.
+		Short: "Run rbx end to end on the bundled examples: replay, prefilter, a served curriculum",
+		Long: `Demo runs rbx on the examples embedded in the binary, in stages:
+
+  replay     for each example and several checkpoints k: replay steps [0,k) in a fresh
+             sandbox, run the reference suffix [k,T) and the verifier, which must pass
+  prefilter  every example replayed end to end twice in fresh sandboxes and verified
+  serve      rbx serve in-process on loopback with a rollback curriculum, and an expert
+             client over HTTP, until the task is solved from k = 0
+
 The OTP service the deploy-otp example needs is started on loopback.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd.Context(), s, logger(), o) },
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table or json (json: the replay stage only)")
+	cmd.Flags().BoolVar(&o.replayOnly, "replay-only", false, "run only the replay stage")
 	o.rt.register(cmd)
 	return cmd
 }
@@ -120,7 +127,13 @@ func runDemo(ctx context.Context, s Streams, log *slog.Logger, o *demoOptions) (
 			err = errors.Join(err, fmt.Errorf("%w: %s from k=%d: %s", errVerifyFailed, r.Example, r.K, r.Error))
 		}
 	}
-	return err
+	if err != nil || o.output == "json" || o.replayOnly {
+		return err
+	}
+	if err := demoPrefilter(ctx, s, rt, rp, dir); err != nil {
+		return err
+	}
+	return demoServe(ctx, s, log, rt, rp, dir, "run-sh-path")
 }
 
 // demoCheckpoints picks the start, a middle checkpoint and the last servable one.

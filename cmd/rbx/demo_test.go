@@ -46,3 +46,14 @@ func TestImagesBuildIfEngine(t *testing.T) {
 	assert.Contains(t, errOut.String(), "warning: no container engine answered")
 	assert.Equal(t, exitUnavailable, Run(context.Background(), []string{"images", "build"}, s))
 }
+
+// TestIntegrationDemo runs the whole demo on Docker: every stage passes.
+func TestIntegrationDemo(t *testing.T) {
+	dockerOrSkip(t)
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"demo", "--runtime", "docker"}, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	require.Equal(t, exitOK, code, "stderr: %s\nstdout: %s", errOut.String(), out.String())
+	assert.Equal(t, 12, strings.Count(out.String(), " passed\n"), "replay stage: 4 checkpoints × 3 examples")
+	assert.Contains(t, out.String(), "kept 3, rejected 0")
+	assert.Regexp(t, `solved from k=0 after \d+ episodes \(T=12\)`, out.String())
+}
