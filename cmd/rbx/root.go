@@ -116,6 +116,7 @@ starting a sandbox and re-executing the trajectory's tool calls up to a checkpoi
 		newImportCmd(s, logger),
 		newExportCmd(s, logger),
 		newServeCmd(s, logger),
+		newProbeCmd(s, logger),
 	)
 	return root
 }

@@ -1,0 +1,107 @@
+// Package policy declares what acts in a probe episode (DESIGN.md §8): a
+// Policy starts one Agent per episode, and the Agent turns each observation
+// into the next action until it is done. The implementations are expert
+// (the reference suffix), noisy (the reference with actions corrupted at
+// known steps), openai (a chat-completions agent loop) and cmd (an external
+// program speaking JSON lines).
+package policy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// Episode is what a policy is told when an episode starts: the sandbox is at
+// checkpoint K of Trajectory, a reference solution of Task.
+type Episode struct {
+	Task       *task.Task
+	Trajectory *trajectory.Trajectory
+	K          int
+	// Seed makes a stochastic policy reproducible per rollout.
+	Seed uint64
+}
+
+// Observation is the outcome of an agent's previous action.
+type Observation struct {
+	// Step counts the actions of the episode, from 0.
+	Step     int    `json:"step"`
+	Output   string `json:"output"`
+	ExitCode int    `json:"exit_code"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	// Error says why the action could not be carried out (edit target
+	// absent, undefined variable, service not allowed...).
+	Error string `json:"error,omitempty"`
+}
+
+// Text renders the observation the way a tool result is shown to a model.
+func (o Observation) Text() string {
+	var b strings.Builder
+	b.WriteString(o.Output)
+	switch {
+	case o.Error != "":
+		fmt.Fprintf(&b, "\n[error: %s]", o.Error)
+	case o.TimedOut:
+		b.WriteString("\n[timed out]")
+	case o.ExitCode != 0:
+		fmt.Fprintf(&b, "\n[exit code %d]", o.ExitCode)
+	}
+	return strings.TrimPrefix(b.String(), "\n")
+}
+
+// Policy starts agents. Implementations are safe for concurrent use: one
+// Start per episode, from many goroutines.
+type Policy interface {
+	// Name is the policy's name as printed in reports.
+	Name() string
+	// Start begins an episode.
+	Start(ctx context.Context, ep Episode) (Agent, error)
+}
+
+// Agent acts in one episode; it is used by one goroutine.
+type Agent interface {
+	// Act returns the next action given the observation of the previous one
+	// (nil on the first call). done ends the episode; the action is then
+	// ignored.
+	Act(ctx context.Context, obs *Observation) (action trajectory.Step, done bool, err error)
+	// Close releases what the agent holds (an external process).
+	Close() error
+}
+
+// Expert replays the reference suffix [K, T): every valid checkpoint must
+// then pass the verifier, which makes it a validity check of the
+// checkpoints themselves.
+type Expert struct{}
+
+// Name returns "expert".
+func (Expert) Name() string { return "expert" }
+
+// Start returns an agent that plays the reference steps from K.
+func (Expert) Start(_ context.Context, ep Episode) (Agent, error) {
+	return &suffix{steps: ep.Trajectory.Steps, next: ep.K}, nil
+}
+
+// suffix plays reference steps, optionally transformed.
+type suffix struct {
+	steps []trajectory.Step
+	next  int
+	alter func(i int, s trajectory.Step) trajectory.Step
+}
+
+func (a *suffix) Act(context.Context, *Observation) (trajectory.Step, bool, error) {
+	if a.next >= len(a.steps) {
+		return trajectory.Step{}, true, nil
+	}
+	i := a.next
+	a.next++
+	s := a.steps[i]
+	if a.alter != nil {
+		s = a.alter(i, s)
+	}
+	return s, false, nil
+}
+
+func (a *suffix) Close() error { return nil }

@@ -1,0 +1,69 @@
+// Package probe estimates a policy's success rate p̂(k) from checkpoints k
+// of a task's reference trajectory and locates its bottleneck (DESIGN.md
+// §8): each rollout resets a sandbox to k, lets the policy act until it is
+// done, and runs the task's verifier. Scanning from the end towards the
+// start, the bottleneck is the first checkpoint whose p̂ falls below θ (the
+// seed's rule). Modes: sweep (the selected checkpoints) and search (the
+// Search-Learn search phase: anchors, then narrowing).
+package probe
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rbx-sandbox/rbx/policy"
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// Resetter is what a probe needs of reset.Resetter.
+type Resetter interface {
+	Reset(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (sandbox.Sandbox, *replayer.Report, error)
+	Release(sb sandbox.Sandbox)
+}
+
+// Prober runs probes. It is safe for concurrent use.
+type Prober struct {
+	rs  Resetter
+	rp  *replayer.Replayer
+	pol policy.Policy
+	cfg config
+}
+
+// New returns a Prober resetting with rs, executing actions with rp and
+// acting with pol.
+func New(rs Resetter, rp *replayer.Replayer, pol policy.Policy, opts ...Option) (*Prober, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	return &Prober{rs: rs, rp: rp, pol: pol, cfg: cfg}, nil
+}
+
+// Run probes traj, a reference trajectory of tk.
+func (p *Prober) Run(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory) (*Result, error) {
+	ks, err := p.cfg.checkpoints.Resolve(traj)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Task: tk.ID, Trajectory: traj.ID, Policy: p.pol.Name(), Mode: p.cfg.mode, T: traj.Len(),
+		Rollouts: p.cfg.rollouts, Threshold: p.cfg.threshold, Confidence: p.cfg.confidence,
+		Candidates: len(ks), SweepRollouts: len(ks) * p.cfg.rollouts}
+	if p.cfg.mode == ModeSearch {
+		err = p.search(ctx, tk, traj, ks, res)
+	} else {
+		var pts []Point
+		pts, err = p.estimate(ctx, tk, traj, ks, 0)
+		res.Points = pts
+		res.Rounds = append(res.Rounds, ks)
+	}
+	res.finish()
+	if err != nil {
+		return res, fmt.Errorf("probe %s: %w", traj.ID, err)
+	}
+	return res, nil
+}

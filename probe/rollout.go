@@ -1,0 +1,94 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/policy"
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/verifier"
+)
+
+// outcome is one rollout's verdict.
+type outcome struct {
+	success bool
+	steps   int
+	err     error // no verdict: reset, sandbox or policy failure
+	done    bool  // the rollout ran to its end (not interrupted)
+}
+
+// rollout resets a sandbox to k, lets a fresh agent act until it is done,
+// the step limit or the episode timeout, and runs the verifier on the
+// state reached.
+func (p *Prober) rollout(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k, r int) outcome {
+	sb, rep, err := p.rs.Reset(ctx, tk, traj, k)
+	if err != nil {
+		return outcome{err: err}
+	}
+	defer p.rs.Release(sb)
+	ep := policy.Episode{Task: tk, Trajectory: traj, K: k, Seed: p.cfg.seed*1_000_003 + uint64(r)}
+	agent, err := p.pol.Start(ctx, ep)
+	if err != nil {
+		return outcome{err: fmt.Errorf("start %s policy: %w", p.pol.Name(), err)}
+	}
+	defer agent.Close()
+	ex := &executor{rp: p.rp, sb: sb, tk: tk, vars: rep.Vars}
+	steps, err := p.act(ctx, agent, ex, traj.Len()-k)
+	if err != nil {
+		return outcome{steps: steps, err: err}
+	}
+	vctx, cancel := context.WithTimeout(ctx, tk.VerifyTimeout())
+	defer cancel()
+	v, err := verifier.Run(vctx, sb, tk)
+	if err != nil {
+		return outcome{steps: steps, err: err}
+	}
+	return outcome{success: v.Passed, steps: steps}
+}
+
+// act runs the agent loop. Running out of steps or time ends the episode
+// normally: the verifier judges what was reached.
+func (p *Prober) act(ctx context.Context, agent policy.Agent, ex *executor, remaining int) (int, error) {
+	limit := p.cfg.maxSteps
+	if limit == 0 {
+		limit = 4*remaining + 16
+	}
+	timeout := p.cfg.episode
+	if timeout == 0 {
+		timeout = ex.tk.EpisodeTimeout()
+	}
+	ectx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var obs *policy.Observation
+	for steps := 0; steps < limit; steps++ {
+		action, done, err := agent.Act(ectx, obs)
+		if expired(ctx, ectx, err) {
+			return steps, nil
+		}
+		if err != nil {
+			return steps, fmt.Errorf("policy: %w", err)
+		}
+		if done {
+			return steps, nil
+		}
+		if obs, err = ex.do(ectx, action); expired(ctx, ectx, err) {
+			return steps + 1, nil
+		} else if err != nil {
+			return steps + 1, err
+		}
+	}
+	return limit, nil
+}
+
+// expired reports that the episode's own deadline, not the caller's, ended
+// the call.
+func expired(parent, episode context.Context, err error) bool {
+	return err != nil && parent.Err() == nil && episode.Err() != nil &&
+		(errors.Is(err, context.DeadlineExceeded) || errors.Is(episode.Err(), context.DeadlineExceeded))
+}
+
+// sinceMs is for logs.
+func sinceMs(t time.Time) int64 { return time.Since(t).Milliseconds() }
