@@ -39,6 +39,7 @@ bench: images
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./prefilter/
 	$(GO) test -run '^$$' -bench . -benchtime 200x -timeout 30m ./sandbox/docker/
 	$(GO) test -run '^$$' -bench ServeLoad -benchtime 1x -timeout 30m ./server/
+	$(GO) test -run '^$$' -bench NextObserve -timeout 10m ./curriculum/
 
 FUZZTIME ?= 15s
 fuzz:

@@ -2,7 +2,6 @@ package prefilter
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -149,31 +148,47 @@ func median(ds []time.Duration) time.Duration {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// byTask orders item indices so that one task's items are adjacent, tasks
-// in order of first appearance.
+// byTask orders item indices so that one task's items are adjacent (its
+// pool serves them back to back), the heaviest tasks first — by their
+// trajectories' total step count — and within a task the longest
+// trajectories first. Starting the longest work first keeps the run from
+// ending on one long trajectory while the other slots sit idle.
 func byTask(items []*Item, idx []int) []int {
-	rank := map[string]int{}
+	weight := map[string]int{}
+	first := map[string]int{}
 	for _, i := range idx {
-		if items[i].Task == nil {
-			continue
+		k := groupKey(items[i])
+		if _, ok := first[k]; !ok {
+			first[k] = len(first)
 		}
-		k := filepath.Clean(items[i].Task.Path)
-		if _, ok := rank[k]; !ok {
-			rank[k] = len(rank)
-		}
+		weight[k] += steps(items[i])
 	}
 	out := slices.Clone(idx)
 	slices.SortStableFunc(out, func(a, b int) int {
-		return taskRank(items[a], rank) - taskRank(items[b], rank)
+		ka, kb := groupKey(items[a]), groupKey(items[b])
+		switch {
+		case ka == kb:
+			return steps(items[b]) - steps(items[a])
+		case weight[ka] != weight[kb]:
+			return weight[kb] - weight[ka]
+		}
+		return first[ka] - first[kb]
 	})
 	return out
 }
 
-func taskRank(it *Item, rank map[string]int) int {
+func groupKey(it *Item) string {
 	if it.Task == nil {
-		return -1
+		return ""
 	}
-	return rank[filepath.Clean(it.Task.Path)]
+	return taskKey(it.Task)
+}
+
+func steps(it *Item) int {
+	if it.Traj == nil {
+		return 0
+	}
+	return it.Traj.Len()
 }
 
 func allIndices(n int) []int {

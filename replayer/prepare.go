@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 )
 
@@ -19,6 +20,20 @@ func CopyFiles(ctx context.Context, sb Sandbox, tk *task.Task, files map[string]
 	list, err := tk.Expand(files)
 	if err != nil {
 		return err
+	}
+	if fw, ok := sb.(sandbox.FilesWriter); ok {
+		batch := make([]sandbox.File, 0, len(list))
+		for _, f := range list {
+			data, err := os.ReadFile(f.Src)
+			if err != nil {
+				return fmt.Errorf("copy %s: %w", f.Src, err)
+			}
+			batch = append(batch, sandbox.File{Path: f.Dest, Data: data, Mode: f.Mode})
+		}
+		if err := fw.WriteFiles(ctx, batch); err != nil {
+			return fmt.Errorf("copy %d files of task %q: %w", len(batch), tk.ID, err)
+		}
+		return nil
 	}
 	for _, f := range list {
 		data, err := os.ReadFile(f.Src)

@@ -120,3 +120,22 @@ type ExecResult struct {
 
 // ExitCodeTimeout is the exit code reported for a command that timed out.
 const ExitCodeTimeout = 124
+
+// File is one file for FilesWriter.WriteFiles.
+type File struct {
+	// Path is absolute, or relative to the workdir.
+	Path string
+	Data []byte
+	// Mode 0 means 0644.
+	Mode fs.FileMode
+}
+
+// FilesWriter is implemented by sandboxes that can write many files in one
+// operation. Copying a task's files in is on every reset's path, and on the
+// docker backend each write is an engine round trip that spawns a process:
+// one archive for all files is far cheaper than one per file.
+type FilesWriter interface {
+	// WriteFiles writes every file, creating missing parent directories;
+	// existing directories keep their mode and owner.
+	WriteFiles(ctx context.Context, files []File) error
+}

@@ -27,6 +27,9 @@ const maxLinks = 8
 // one. Files belong to the container's user.
 func (s *Sandbox) WriteFile(ctx context.Context, p string, data []byte, mode fs.FileMode) error {
 	p = s.resolve(p)
+	if ok, err := s.writeViaSession(ctx, p, data, mode); ok {
+		return err
+	}
 	if mode == 0 {
 		mode = 0o644
 		if st, err := s.rt.cli.ContainerStatPath(ctx, s.id, p); err == nil && st.Mode.IsRegular() {
@@ -99,6 +102,9 @@ func tarFile(dirs []string, name string, data []byte, mode fs.FileMode) (io.Read
 // returns an error wrapping sandbox.ErrNotFound.
 func (s *Sandbox) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	p = s.resolve(p)
+	if data, ok, err := s.readViaSession(ctx, p); ok {
+		return data, err
+	}
 	for src, i := p, 0; i < maxLinks; i++ {
 		data, target, err := s.readOnce(ctx, src)
 		if err != nil {
