@@ -1,7 +1,6 @@
 package prefilter_test
 
 import (
-	"context"
 	"io/fs"
 	"net"
 	"net/http"
@@ -11,10 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/examples/deploy-otp/otp"
-	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 	"github.com/rbx-sandbox/rbx/task"
 )
@@ -22,22 +22,7 @@ import (
 // dockerRuntime returns the docker runtime with the named rbx images built,
 // or skips when no engine answers.
 func dockerRuntime(tb testing.TB, imgs ...string) *docker.Runtime {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if err := docker.Available(ctx); err != nil {
-		tb.Skipf("no Docker engine answers: %v", err)
-	}
-	rt, err := docker.New()
-	tb.Cleanup(func() { _ = rt.Close() })
-	require.NoError(tb, err)
-	b, err := images.NewBuilder(rt.Client())
-	require.NoError(tb, err)
-	for _, name := range imgs {
-		_, err := b.Ensure(ctx, name)
-		require.NoError(tb, err, "build %s", name)
-	}
-	return rt
+	return dockertest.Runtime(tb, imgs...)
 }
 
 // copyDir copies the tree at src to dst.

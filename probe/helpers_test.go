@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/examples/deploy-otp/otp"
-	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/probe"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
-	"github.com/rbx-sandbox/rbx/sandbox/docker"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
@@ -55,23 +55,10 @@ func localRuntime(t *testing.T) sandbox.Runtime {
 	return rt
 }
 
+// dockerRuntime returns the docker runtime with the named rbx images built,
+// or skips when no engine answers.
 func dockerRuntime(t *testing.T, imgs ...string) sandbox.Runtime {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if err := docker.Available(ctx); err != nil {
-		t.Skipf("no Docker engine answers: %v", err)
-	}
-	rt, err := docker.New()
-	t.Cleanup(func() { _ = rt.Close() })
-	require.NoError(t, err)
-	b, err := images.NewBuilder(rt.Client())
-	require.NoError(t, err)
-	for _, name := range imgs {
-		_, err := b.Ensure(ctx, name)
-		require.NoError(t, err, "build %s", name)
-	}
-	return rt
+	return dockertest.Runtime(t, imgs...)
 }
 
 // newProber returns a Prober on rt whose resetter is closed at test end.

@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
+
 	"github.com/stretchr/testify/require"
 
-	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
@@ -16,22 +17,7 @@ import (
 // dockerRuntime returns the docker runtime with the named rbx images built,
 // or skips when no engine answers.
 func dockerRuntime(tb testing.TB, imgs ...string) *docker.Runtime {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if err := docker.Available(ctx); err != nil {
-		tb.Skipf("no Docker engine answers: %v", err)
-	}
-	rt, err := docker.New()
-	tb.Cleanup(func() { _ = rt.Close() })
-	require.NoError(tb, err)
-	b, err := images.NewBuilder(rt.Client())
-	require.NoError(tb, err)
-	for _, name := range imgs {
-		_, err := b.Ensure(ctx, name)
-		require.NoError(tb, err, "build %s", name)
-	}
-	return rt
+	return dockertest.Runtime(tb, imgs...)
 }
 
 // create makes a sandbox removed at test end.

@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
+
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
@@ -27,21 +28,7 @@ import (
 
 const busybox = "rbx/busybox:latest"
 
-func dockerRuntime(tb testing.TB) *docker.Runtime {
-	tb.Helper()
-	ctx := context.Background()
-	if err := docker.Available(ctx); err != nil {
-		tb.Skipf("no Docker engine answers: %v", err)
-	}
-	rt, err := docker.New()
-	tb.Cleanup(func() { _ = rt.Close() })
-	require.NoError(tb, err)
-	b, err := images.NewBuilder(rt.Client())
-	require.NoError(tb, err)
-	_, err = b.Ensure(ctx, busybox)
-	require.NoError(tb, err)
-	return rt
-}
+func dockerRuntime(tb testing.TB) *docker.Runtime { return dockertest.Runtime(tb, busybox) }
 
 // trivial is a task and a trajectory of k shell steps that count in a file,
 // so the reached state can be checked.

@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
@@ -29,21 +30,7 @@ func buildRBX(t *testing.T) string {
 	return bin
 }
 
-func dockerOrSkip(t *testing.T) *docker.Runtime {
-	t.Helper()
-	ctx := context.Background()
-	if err := docker.Available(ctx); err != nil {
-		t.Skipf("no Docker engine answers: %v", err)
-	}
-	rt, err := docker.New()
-	t.Cleanup(func() { _ = rt.Close() })
-	require.NoError(t, err)
-	b, err := images.NewBuilder(rt.Client())
-	require.NoError(t, err)
-	_, err = b.Ensure(ctx, "rbx/busybox:latest")
-	require.NoError(t, err)
-	return rt
-}
+func dockerOrSkip(t *testing.T) *docker.Runtime { return dockertest.Runtime(t, "rbx/busybox:latest") }
 
 // TestIntegrationReplaySIGINTLeavesNothing: SIGINT (and SIGTERM) in the
 // middle of a replay stops it, removes its container and exits 130.
