@@ -78,9 +78,9 @@ func (s *Sandbox) writeViaSession(ctx context.Context, p string, data []byte, mo
 	target, finish := `"$p"`, ""
 	if mode != 0 {
 		target = `"$p.rbx-tmp"`
-		finish = fmt.Sprintf(` && chmod %o "$p.rbx-tmp" && mv -f "$p.rbx-tmp" "$p"`, mode.Perm())
+		finish = fmt.Sprintf(` && command chmod %o "$p.rbx-tmp" && command mv -f "$p.rbx-tmp" "$p"`, mode.Perm())
 	}
-	cmd := fmt.Sprintf("( umask 022; p=%s; d=${p%%/*}; mkdir -p -- \"${d:-/}\" && command base64 -d > %s <<'__RBX_DATA__'%s\n%s\n__RBX_DATA__\n)",
+	cmd := fmt.Sprintf("( umask 022; p=%s; d=${p%%/*}; command mkdir -p -- \"${d:-/}\" && command base64 -d > %s <<'__RBX_DATA__'%s\n%s\n__RBX_DATA__\n)",
 		session.Quote(p), target, finish, b.String())
 	res, err := s.Exec(ctx, sandbox.ExecRequest{Command: cmd, Timeout: fileOpTimeout})
 	if err != nil || res.TimedOut || res.SessionRestarted || res.ExitCode != 0 {
