@@ -118,6 +118,19 @@ func TestInvalidWorkdir(t *testing.T) {
 	}
 }
 
+// startTime is field 22 of /proc/<pid>/stat, "" when pid is gone.
+func startTime(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	if f := strings.Fields(rest); len(f) > 19 {
+		return f[19]
+	}
+	return ""
+}
+
 // alive reports whether pid runs (a zombie counts as gone).
 func alive(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -127,6 +140,11 @@ func alive(pid int) bool {
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(rest, "Z") && syscall.Kill(pid, 0) == nil
 }
+
+// sameAlive reports whether the process that had start time st still runs:
+// pids wrap quickly here (pid_max 32768) while a test suite forks a lot,
+// so a recycled pid must not count as the old process.
+func sameAlive(pid int, st string) bool { return alive(pid) && startTime(pid) == st }
 
 func TestRemoveKillsBackgroundJobs(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeSession, sandbox.ModeExec} {
@@ -141,12 +159,14 @@ func TestRemoveKillsBackgroundJobs(t *testing.T) {
 				pids = append(pids, pid)
 			}
 			require.Len(t, pids, 2)
+			starts := map[int]string{}
 			for _, pid := range pids {
 				require.True(t, alive(pid), "pid %d before Remove", pid)
+				starts[pid] = startTime(pid)
 			}
 			require.NoError(t, sb.Remove(context.Background()))
 			for _, pid := range pids {
-				assert.Eventually(t, func() bool { return !alive(pid) }, 3*time.Second, 20*time.Millisecond, "pid %d after Remove", pid)
+				assert.Eventually(t, func() bool { return !sameAlive(pid, starts[pid]) }, 3*time.Second, 20*time.Millisecond, "pid %d after Remove", pid)
 			}
 		})
 	}
@@ -175,8 +195,9 @@ func TestTwoRuntimesShareBaseDir(t *testing.T) {
 	pid, err := strconv.Atoi(strings.TrimSpace(string(pidText)))
 	require.NoError(t, err)
 
+	st := startTime(pid)
 	require.NoError(t, rtB.Remove(ctx, sb.ID()))
-	assert.Eventually(t, func() bool { return !alive(pid) }, 3*time.Second, 20*time.Millisecond, "background job of runtime A")
+	assert.Eventually(t, func() bool { return !sameAlive(pid, st) }, 3*time.Second, 20*time.Millisecond, "background job of runtime A")
 	infos, err = rtA.List(ctx, label)
 	require.NoError(t, err)
 	assert.Empty(t, infos)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // killByEnv sends SIGKILL to every process whose initial environment holds
@@ -12,13 +13,20 @@ import (
 // repeats while it finds some, so children forked during a round are caught
 // by the next. It returns how many processes it signalled.
 func killByEnv(entry string) int {
-	total := 0
-	for range 5 {
+	// A process caught between fork and exec, or mid-exec, can be missed by
+	// one scan (its environ is briefly unreadable); stop only after two
+	// consecutive scans found nothing.
+	total, quiet := 0, 0
+	for range 10 {
 		n := killByEnvOnce([]byte(entry))
 		total += n
-		if n == 0 {
+		if quiet = quiet + 1; n > 0 {
+			quiet = 0
+		}
+		if quiet == 2 {
 			break
 		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	return total
 }

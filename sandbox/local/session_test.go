@@ -66,8 +66,9 @@ func TestCloseKeepsDirectories(t *testing.T) {
 	res := exec(t, sb, "echo $$; echo kept > k.txt")
 	pid, err := strconv.Atoi(strings.TrimSpace(strings.Split(string(res.Output), "\n")[0]))
 	require.NoError(t, err)
+	st := startTime(pid)
 	require.NoError(t, rt.Close())
-	assert.Eventually(t, func() bool { return !alive(pid) }, 3*time.Second, 20*time.Millisecond, "session shell after Close")
+	assert.Eventually(t, func() bool { return !sameAlive(pid, st) }, 3*time.Second, 20*time.Millisecond, "session shell after Close")
 
 	rt2 := newRuntime(t, base)
 	opened, err := rt2.Open(ctx, sb.ID())
