@@ -203,6 +203,10 @@ func TestTwoRuntimesShareBaseDir(t *testing.T) {
 	assert.Empty(t, infos)
 	_, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "true"})
 	assert.ErrorIs(t, err, sandbox.ErrSandboxGone)
+	var gone *sandbox.GoneError
+	if assert.ErrorAs(t, err, &gone) {
+		assert.Equal(t, sandbox.CauseRemoved, gone.Cause)
+	}
 	assert.ErrorIs(t, rtA.Remove(ctx, sb.ID()), sandbox.ErrNotFound)
 }
 

@@ -73,19 +73,24 @@ func (s *Sandbox) ID() string { return s.id }
 // Root returns the host directory that stands in for the sandbox's "/".
 func (s *Sandbox) Root() string { return s.root }
 
-// alive returns an error wrapping sandbox.ErrSandboxGone once the sandbox
-// was removed, here or by another runtime.
+// alive returns a *sandbox.GoneError (cause "removed", wrapping
+// sandbox.ErrSandboxGone) once the sandbox was removed, here or by another
+// runtime.
 func (s *Sandbox) alive() error {
 	s.mu.Lock()
 	removed := s.removed
 	s.mu.Unlock()
 	if removed {
-		return sandbox.ErrSandboxGone
+		return s.gone("removed by this process")
 	}
 	if _, err := os.Lstat(s.root); errors.Is(err, fs.ErrNotExist) {
-		return sandbox.ErrSandboxGone
+		return s.gone("its directory is gone")
 	}
 	return nil
+}
+
+func (s *Sandbox) gone(detail string) error {
+	return &sandbox.GoneError{ID: s.id, Cause: sandbox.CauseRemoved, Detail: detail}
 }
 
 // Remove kills the session shell and every process carrying this sandbox's

@@ -115,7 +115,7 @@ func (s *Sandbox) session(ctx context.Context) (*shellProc, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.removed {
-		return nil, sandbox.ErrSandboxGone
+		return nil, s.gone("removed by this process")
 	}
 	if s.shell != nil {
 		return s.shell, nil
