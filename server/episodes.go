@@ -29,11 +29,7 @@ func summary(r record) EpisodeSummary {
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 func (s *Server) closeEpisode(r *http.Request) (any, *APIError) {
-	id, aerr := pathID(r)
-	if aerr != nil {
-		return nil, aerr
-	}
-	ep, aerr := s.live(r.Context(), id)
+	ep, aerr := s.liveFromPath(r)
 	if aerr != nil {
 		return nil, aerr
 	}

@@ -48,11 +48,7 @@ type Intervention struct {
 }
 
 func (s *Server) evaluate(r *http.Request) (any, *APIError) {
-	id, aerr := pathID(r)
-	if aerr != nil {
-		return nil, aerr
-	}
-	ep, aerr := s.live(r.Context(), id)
+	ep, aerr := s.liveFromPath(r)
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -67,7 +63,7 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 		return nil, s.stepFailed(r.Context(), ep, err)
 	}
 	iv, n, ivTok, tok := interventions(ep.rec.Actions)
-	out := EvaluateResponse{Episode: id, Task: ep.rec.Task, K: ep.rec.K, T: ep.rec.T, Success: res.Passed, Score: res.Score,
+	out := EvaluateResponse{Episode: ep.rec.ID, Task: ep.rec.Task, K: ep.rec.K, T: ep.rec.T, Success: res.Passed, Score: res.Score,
 		Verifier: VerifierResult{Passed: res.Passed, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Output: res.Output, DurationMS: ms(res.Duration)},
 		Rubric:   res.Rubric, Steps: n, Intervened: Intervention{Steps: iv, Tokens: ivTok}}
 	if out.Rubric == nil {
@@ -97,7 +93,7 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	result := map[bool]string{true: "success", false: "failure"}[res.Passed]
 	s.met.outcomes.WithLabelValues(ep.rec.Task, result).Inc()
 	if out.Observed {
-		s.hist.add(HistoryEvent{Episode: id, Task: ep.rec.Task, K: ep.rec.K, Purpose: ep.rec.Purpose, Success: res.Passed, At: ep.rec.Updated.UTC()})
+		s.hist.add(HistoryEvent{Episode: ep.rec.ID, Task: ep.rec.Task, K: ep.rec.K, Purpose: ep.rec.Purpose, Success: res.Passed, At: ep.rec.Updated.UTC()})
 	}
 	return out, nil
 }

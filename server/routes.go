@@ -142,6 +142,15 @@ func pathID(r *http.Request) (string, *APIError) {
 	return id, nil
 }
 
+// liveFromPath returns the open episode named by the request path.
+func (s *Server) liveFromPath(r *http.Request) (*episode, *APIError) {
+	id, aerr := pathID(r)
+	if aerr != nil {
+		return nil, aerr
+	}
+	return s.live(r.Context(), id)
+}
+
 func clip(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "…"
