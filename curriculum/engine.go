@@ -10,6 +10,9 @@ import (
 type Recorder interface {
 	RecordTask(ti TaskInfo) error
 	RecordOutcome(o Outcome) error
+	// RecordRebase stores a reference refresh; Rebase calls it before it
+	// applies the new shape.
+	RecordRebase(rb Rebase) error
 }
 
 // Outcome is one finished episode.
@@ -29,10 +32,11 @@ type Engine struct {
 
 // taskState is one task's track and policy under its own lock.
 type taskState struct {
-	mu   sync.Mutex
-	info TaskInfo
-	tr   *track
-	pol  policy
+	mu      sync.Mutex
+	info    TaskInfo
+	version int // the reference version, 1 until a Rebase
+	tr      *track
+	pol     policy
 }
 
 // New returns an empty engine.
@@ -78,7 +82,7 @@ func (e *Engine) register(ti TaskInfo, persist bool) error {
 		}
 	}
 	tr := newTrack(&e.cfg, ti)
-	e.tasks[ti.ID] = &taskState{info: ti, tr: tr, pol: newPolicy(tr)}
+	e.tasks[ti.ID] = &taskState{info: ti, version: 1, tr: tr, pol: newPolicy(tr)}
 	return nil
 }
 
@@ -134,15 +138,28 @@ func (e *Engine) Observe(task string, k int, success bool) error {
 	return nil
 }
 
-// Restore registers tasks and applies stored outcomes, in order, without
-// recording them again: the state afterwards is the state before a restart.
-func (e *Engine) Restore(tasks []TaskInfo, outcomes []Outcome) error {
+// Restore registers tasks and applies stored outcomes and rebases, in
+// order (a rebase goes before outcome number rb.After), without recording
+// them again: the state afterwards is the state before a restart.
+func (e *Engine) Restore(tasks []TaskInfo, outcomes []Outcome, rebases ...Rebase) error {
 	for _, ti := range tasks {
 		if err := e.register(ti, false); err != nil {
 			return fmt.Errorf("restore: %w", err)
 		}
 	}
+	next := 0 // the next rebase to apply
+	rebaseUpTo := func(n int) error {
+		for ; next < len(rebases) && rebases[next].After <= n; next++ {
+			if err := e.restoreRebase(rebases[next]); err != nil {
+				return fmt.Errorf("restore rebase %d: %w", next, err)
+			}
+		}
+		return nil
+	}
 	for i, o := range outcomes {
+		if err := rebaseUpTo(i); err != nil {
+			return err
+		}
 		ts, err := e.task(o.Task)
 		if err != nil {
 			return fmt.Errorf("restore outcome %d: %w", i, err)
@@ -155,5 +172,19 @@ func (e *Engine) Restore(tasks []TaskInfo, outcomes []Outcome) error {
 		ts.pol.observe(o.K, o.Success)
 		ts.mu.Unlock()
 	}
+	return rebaseUpTo(len(outcomes))
+}
+
+func (e *Engine) restoreRebase(rb Rebase) error {
+	ts, err := e.task(rb.Task)
+	if err != nil {
+		return err
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if rb, err = ts.checkRebase(rb); err != nil {
+		return err
+	}
+	ts.rebase(rb)
 	return nil
 }

@@ -81,6 +81,15 @@ type memRecorder struct {
 	mu       sync.Mutex
 	tasks    []TaskInfo
 	outcomes []Outcome
+	rebases  []Rebase
+}
+
+func (m *memRecorder) RecordRebase(rb Rebase) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rb.After = len(m.outcomes)
+	m.rebases = append(m.rebases, rb)
+	return nil
 }
 
 func (m *memRecorder) RecordTask(ti TaskInfo) error {

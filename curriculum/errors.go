@@ -15,4 +15,7 @@ var (
 	ErrTaskConflict = errors.New("task registered with a different shape")
 	// ErrInvalidOption is returned by New for an out-of-range parameter.
 	ErrInvalidOption = errors.New("invalid option")
+	// ErrInvalidRebase is returned when a Rebase does not fit the task:
+	// wrong version, k outside either reference, or a changed prefix.
+	ErrInvalidRebase = errors.New("invalid rebase")
 )

@@ -69,3 +69,29 @@ func (p *parallel) describe(st *Status) {
 		}
 	}
 }
+
+// rebase keeps the segments that end at or before k as they are; the
+// first segment that ends after k is stretched to end at T'−1 and follows
+// Sequential's rule; the segments after it are dropped, their checkpoints
+// are gone (the new states after k belong to the stretched segment).
+func (p *parallel) rebase(k int) {
+	last := -1
+	for i, hi := range p.his {
+		if hi <= k {
+			last = hi
+			continue
+		}
+		p.his[i] = p.segs[i].tr.T() - 1
+		p.segs[i].rebase(k)
+		p.segs, p.his = p.segs[:i+1], p.his[:i+1]
+		return
+	}
+	// Every segment ends at or before k: the new states need one of their own.
+	if len(p.segs) == 0 {
+		return
+	}
+	tr := p.segs[0].tr
+	if seg := newSequential(tr, last+1, tr.T()-1, 1); !seg.finished {
+		p.segs, p.his = append(p.segs, seg), append(p.his, tr.T()-1)
+	}
+}

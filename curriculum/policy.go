@@ -30,6 +30,9 @@ type policy interface {
 	done() bool
 	// describe fills the strategy-specific part of a Status.
 	describe(st *Status)
+	// rebase moves the position after tr was rebased at k: checkpoints
+	// 0..k are the same states, the others are new.
+	rebase(k int)
 }
 
 func newPolicy(tr *track) policy {

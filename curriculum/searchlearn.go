@@ -146,3 +146,18 @@ func (s *searchLearn) describe(st *Status) {
 		st.Phase, st.Domain = "solved", nil
 	}
 }
+
+// rebase keeps the state when the domain ends at or before k (it holds
+// only unchanged states). Otherwise the domain becomes [0, min(hi, T'−1)]:
+// a LEARN at s_c ≤ k goes on; a SEARCH, or a LEARN after k, starts a new
+// SEARCH over the mapped domain (its anchors after k are gone).
+func (s *searchLearn) rebase(k int) {
+	if s.phase == phaseDone || s.hi <= k {
+		return
+	}
+	s.hi = min(s.hi, s.tr.T()-1)
+	if s.phase == phaseLearn && s.sc <= k {
+		return
+	}
+	s.search()
+}

@@ -7,7 +7,8 @@ package curriculum
 // lo finishes the segment.
 type sequential struct {
 	tr         *track
-	lo         int
+	from       int // the segment's lower bound
+	lo         int // its first valid checkpoint
 	k          int
 	deltaMax   int
 	bottleneck bool // p̂(k) fell below θ since arriving at k
@@ -16,7 +17,7 @@ type sequential struct {
 
 func newSequential(tr *track, lo, hi, deltaMax int) *sequential {
 	ks := tr.validIn(lo, hi)
-	s := &sequential{tr: tr, lo: lo, deltaMax: deltaMax}
+	s := &sequential{tr: tr, from: lo, lo: lo, deltaMax: deltaMax}
 	if len(ks) == 0 {
 		s.finished = true
 		return s
@@ -68,4 +69,26 @@ func (s *sequential) describe(st *Status) {
 	if s.bottleneck {
 		st.Phase = "bottleneck"
 	}
+}
+
+// rebase keeps a position at or before k (the same state in the new
+// reference) and moves a later one to the last valid checkpoint at or
+// before min(position, T'−1): the old suffix from the position on was
+// mastered, the new one is the policy's own shorter path. A finished
+// segment stays finished: its first checkpoint is at or before k.
+func (s *sequential) rebase(k int) {
+	if s.finished || s.k <= k {
+		return
+	}
+	last := s.tr.T() - 1
+	ks := s.tr.validIn(s.from, min(s.k, last))
+	if len(ks) == 0 {
+		ks = s.tr.validIn(s.from, last)
+	}
+	if len(ks) == 0 {
+		s.finished = true
+		return
+	}
+	s.lo = s.tr.validIn(s.from, last)[0]
+	s.k, s.bottleneck = ks[len(ks)-1], false
 }

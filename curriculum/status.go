@@ -7,6 +7,9 @@ type Status struct {
 	Task     string   `json:"task"`
 	Strategy Strategy `json:"strategy"`
 	T        int      `json:"t"`
+	// Version is the reference version the curriculum follows (1 until a
+	// reference refresh).
+	Version int `json:"reference_version"`
 	// K is the checkpoint being trained (the first unfinished segment's for Parallel).
 	K int `json:"k"`
 	// Phase is rollback, bottleneck, search, learn or solved.
@@ -42,7 +45,7 @@ func (e *Engine) Status(task string) (Status, error) {
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	st := Status{Task: task, Strategy: e.cfg.strategy, T: ts.info.T, Solved: ts.pol.done()}
+	st := Status{Task: task, Strategy: e.cfg.strategy, T: ts.info.T, Version: ts.version, Solved: ts.pol.done()}
 	ts.pol.describe(&st)
 	if st.Solved {
 		st.Phase, st.K = "solved", 0

@@ -11,6 +11,7 @@ import (
 type (
 	curriculumTask    = curriculum.TaskInfo
 	curriculumOutcome = curriculum.Outcome
+	curriculumRebase  = curriculum.Rebase
 )
 
 // Load returns every stored task and every stored outcome in commit order.
@@ -26,9 +27,7 @@ func (s *Store) Load(ctx context.Context) ([]curriculum.TaskInfo, []curriculum.O
 		if err := rows.Scan(&ti.ID, &ti.T, &valid); err != nil {
 			return nil, nil, errors.Join(fmt.Errorf("load tasks: %w", err), rows.Close())
 		}
-		for _, c := range valid {
-			ti.Valid = append(ti.Valid, c == '1')
-		}
+		ti.Valid = decodeValid(valid)
 		tasks = append(tasks, ti)
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
@@ -52,6 +51,30 @@ func (s *Store) Load(ctx context.Context) ([]curriculum.TaskInfo, []curriculum.O
 	return tasks, outs, nil
 }
 
+// Rebases returns every stored reference refresh in commit order, each
+// with After set to the number of stored outcomes before it.
+func (s *Store) Rebases(ctx context.Context) ([]curriculum.Rebase, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT r.task, r.k, r.version, r.t, r.valid,
+		(SELECT count(*) FROM outcomes o WHERE o.seq <= r.after) FROM rebases r ORDER BY r.seq`)
+	if err != nil {
+		return nil, fmt.Errorf("load rebases: %w", err)
+	}
+	var out []curriculum.Rebase
+	for rows.Next() {
+		var rb curriculum.Rebase
+		var valid string
+		if err := rows.Scan(&rb.Task, &rb.K, &rb.Version, &rb.To.T, &valid, &rb.After); err != nil {
+			return nil, errors.Join(fmt.Errorf("load rebases: %w", err), rows.Close())
+		}
+		rb.To.ID, rb.To.Valid = rb.Task, decodeValid(valid)
+		out = append(out, rb)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("load rebases: %w", err)
+	}
+	return out, nil
+}
+
 // OpenEngine opens the store at path and returns an engine restored from
 // it that records into it. Reopen with the same engine options: the stored
 // outcomes are replayed through them.
@@ -65,8 +88,12 @@ func OpenEngine(ctx context.Context, path string, storeOpts []Option, opts ...cu
 		return nil, nil, errors.Join(err, s.Close())
 	}
 	tasks, outs, err := s.Load(ctx)
+	var rebases []curriculum.Rebase
 	if err == nil {
-		err = e.Restore(tasks, outs)
+		rebases, err = s.Rebases(ctx)
+	}
+	if err == nil {
+		err = e.Restore(tasks, outs, rebases...)
 	}
 	if err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("restore curriculum from %s: %w", path, err), s.Close())

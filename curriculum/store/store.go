@@ -31,6 +31,15 @@ CREATE TABLE IF NOT EXISTS outcomes (
 	task    TEXT NOT NULL REFERENCES tasks(id),
 	k       INTEGER NOT NULL,
 	success INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rebases (
+	seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+	after   INTEGER NOT NULL, -- outcomes.seq of the last outcome stored before it (0: none)
+	task    TEXT NOT NULL REFERENCES tasks(id),
+	k       INTEGER NOT NULL,
+	version INTEGER NOT NULL,
+	t       INTEGER NOT NULL,
+	valid   TEXT NOT NULL     -- the new shape, as in tasks
 );`
 
 // Store is a curriculum.Recorder backed by SQLite. Writes from concurrent
@@ -93,6 +102,12 @@ func (s *Store) RecordTask(ti curriculum.TaskInfo) error {
 // RecordOutcome stores one outcome; it returns after the commit.
 func (s *Store) RecordOutcome(o curriculum.Outcome) error {
 	return s.submit(&request{outcome: &o})
+}
+
+// RecordRebase stores a reference refresh after the outcomes stored so
+// far; it returns after the commit.
+func (s *Store) RecordRebase(rb curriculum.Rebase) error {
+	return s.submit(&request{rebase: &rb})
 }
 
 // submit hands r to the writer, which always answers what it has taken.

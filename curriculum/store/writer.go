@@ -11,6 +11,7 @@ import (
 type request struct {
 	task    *curriculumTask
 	outcome *curriculumOutcome
+	rebase  *curriculumRebase
 	done    chan error
 }
 
@@ -60,6 +61,10 @@ func (s *Store) commit(batch []*request) (err error) {
 			_, err = tx.ExecContext(ctx, "INSERT OR IGNORE INTO tasks (id, t, valid) VALUES (?, ?, ?)", r.task.ID, r.task.T, encodeValid(r.task.Valid))
 		case r.outcome != nil:
 			_, err = tx.ExecContext(ctx, "INSERT INTO outcomes (task, k, success) VALUES (?, ?, ?)", r.outcome.Task, r.outcome.K, r.outcome.Success)
+		case r.rebase != nil:
+			rb := r.rebase
+			_, err = tx.ExecContext(ctx, `INSERT INTO rebases (after, task, k, version, t, valid)
+				VALUES ((SELECT coalesce(max(seq), 0) FROM outcomes), ?, ?, ?, ?, ?)`, rb.Task, rb.K, rb.Version, rb.To.T, encodeValid(rb.To.Valid))
 		}
 		if err != nil {
 			return fmt.Errorf("insert: %w", err)
@@ -81,4 +86,12 @@ func encodeValid(v []bool) string {
 		}
 	}
 	return b.String()
+}
+
+func decodeValid(s string) []bool {
+	v := make([]bool, 0, len(s))
+	for _, c := range s {
+		v = append(v, c == '1')
+	}
+	return v
 }
