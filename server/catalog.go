@@ -14,6 +14,8 @@ import (
 type Entry struct {
 	Task *task.Task
 	Ref  *trajectory.Trajectory
+	// version is Ref's reference version (1: the one loaded at start).
+	version int
 }
 
 // idPattern bounds every id a client sends (task and episode ids): no

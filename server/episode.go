@@ -47,12 +47,15 @@ type Observation struct {
 
 // record is what outlives an episode's sandbox: enough to export or fork it.
 type record struct {
-	ID     string `json:"id"`
-	Task   string `json:"task"`
-	K      int    `json:"k"`
-	T      int    `json:"t"`
-	Parent string `json:"parent,omitempty"`
-	ForkT  int    `json:"fork_t,omitempty"`
+	ID   string `json:"id"`
+	Task string `json:"task"`
+	K    int    `json:"k"`
+	T    int    `json:"t"`
+	// RefVersion is the reference version the episode was reset on; 0 in
+	// journals written before reference refresh means 1.
+	RefVersion int    `json:"reference_version,omitempty"`
+	Parent     string `json:"parent,omitempty"`
+	ForkT      int    `json:"fork_t,omitempty"`
 	// Purpose is why the curriculum chose k (rollback, probe, learn, ...).
 	Purpose string    `json:"purpose,omitempty"`
 	State   string    `json:"state"`

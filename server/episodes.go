@@ -104,8 +104,8 @@ func filterRecords(recs []record, state string, limit int) []record {
 	return out[:min(limit, len(out))]
 }
 
-// exportEpisode returns the episode as a native trajectory: the reference
-// prefix, then the actions with their live observations.
+// exportEpisode returns the episode as a native trajectory: the prefix of
+// the reference version it was reset on, then the actions with their live observations.
 func (s *Server) exportEpisode(r *http.Request) (any, *APIError) {
 	id, aerr := pathID(r)
 	if aerr != nil {
@@ -115,7 +115,7 @@ func (s *Server) exportEpisode(r *http.Request) (any, *APIError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	e, aerr := s.entry(rec.Task)
+	e, aerr := s.entryOf(rec)
 	if aerr != nil {
 		return nil, aerr
 	}

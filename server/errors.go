@@ -18,6 +18,7 @@ const (
 	CodeBadCheckpoint   = "bad_checkpoint"     // k outside [0, T) or not a checkpoint
 	CodeUnknownTask     = "unknown_task"       // no such task
 	CodeUnknownEpisode  = "unknown_episode"    // no such episode (or expired)
+	CodeUnknownVersion  = "unknown_version"    // no such reference version
 	CodeEpisodeFinished = "episode_finished"   // evaluated, closed, expired or lost
 	CodeStepLimit       = "step_limit"         // the episode used its steps
 	CodeResetFailed     = "reset_failed"       // the replay to k failed

@@ -28,6 +28,12 @@ type EvaluateResponse struct {
 	// Observed reports that the outcome went to the curriculum (episodes
 	// reset by the server without intervened steps; not forks).
 	Observed bool `json:"observed"`
+	// ReferenceVersion is the reference version the episode was reset on.
+	ReferenceVersion int `json:"reference_version"`
+	// ReferenceCandidate reports that the episode was queued as a
+	// candidate reference (reference refresh is on, the episode succeeded
+	// on-policy with fewer actions than the reference's suffix).
+	ReferenceCandidate bool `json:"reference_candidate,omitempty"`
 }
 
 // VerifierResult is the verify command's result.
@@ -65,7 +71,7 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	iv, n, ivTok, tok := interventions(ep.rec.Actions)
 	out := EvaluateResponse{Episode: ep.rec.ID, Task: ep.rec.Task, K: ep.rec.K, T: ep.rec.T, Success: res.Passed, Score: res.Score,
 		Verifier: VerifierResult{Passed: res.Passed, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Output: res.Output, DurationMS: ms(res.Duration)},
-		Rubric:   res.Rubric, Steps: n, Intervened: Intervention{Steps: iv, Tokens: ivTok}}
+		Rubric:   res.Rubric, Steps: n, ReferenceVersion: ep.entry.version, Intervened: Intervention{Steps: iv, Tokens: ivTok}}
 	if out.Rubric == nil {
 		out.Rubric = []verifier.RubricScore{}
 	}
@@ -80,20 +86,34 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	}
 	out.ShiftExceeded = out.Intervened.Share > s.cfg.maxShare || out.Intervened.TokenShare > s.cfg.maxShare
 	// The outcome is durable (curriculum, then journal) before the answer.
-	if ep.observe && iv == 0 {
-		if err := s.eng.Observe(ep.rec.Task, ep.rec.K, res.Passed); err != nil {
-			return nil, apiErr(http.StatusInternalServerError, CodeInternal, "record outcome: %v", err)
-		}
-		out.Observed = true
+	if out.Observed, aerr = s.observe(ep, iv == 0 && ep.observe, res.Passed); aerr != nil {
+		return nil, aerr
 	}
 	oc := &Outcome{Success: res.Passed, Reward: out.Reward, InterventionShr: out.Intervened.Share, ShiftExceeded: out.ShiftExceeded}
 	if err := s.finish(r.Context(), ep, StateEvaluated, oc); err != nil {
 		return nil, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
 	}
+	out.ReferenceCandidate = res.Passed && s.offer(ep.entry, ep.rec)
 	result := map[bool]string{true: "success", false: "failure"}[res.Passed]
 	s.met.outcomes.WithLabelValues(ep.rec.Task, result).Inc()
 	if out.Observed {
 		s.hist.add(HistoryEvent{Episode: ep.rec.ID, Task: ep.rec.Task, K: ep.rec.K, Purpose: ep.rec.Purpose, Success: res.Passed, At: ep.rec.Updated.UTC()})
 	}
 	return out, nil
+}
+
+// observe feeds an outcome to the curriculum when the episode's state is
+// one the curriculum still serves: an episode reset at k on a reference
+// version that was since replaced counts only if k is in the prefix every
+// later version kept (docs/reference-refresh.md).
+func (s *Server) observe(ep *episode, policy, success bool) (bool, *APIError) {
+	s.adoptMu.RLock()
+	defer s.adoptMu.RUnlock()
+	if !policy || !s.refs.sameState(ep.rec.Task, ep.entry.version, ep.rec.K) {
+		return false, nil
+	}
+	if err := s.eng.Observe(ep.rec.Task, ep.rec.K, success); err != nil {
+		return false, apiErr(http.StatusInternalServerError, CodeInternal, "record outcome: %v", err)
+	}
+	return true, nil
 }

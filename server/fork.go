@@ -40,7 +40,7 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	e, aerr := s.entry(rec.Task)
+	e, aerr := s.entryOf(rec)
 	if aerr != nil {
 		return nil, aerr
 	}

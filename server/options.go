@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+
+	"github.com/rbx-sandbox/rbx/pool"
 	"io"
 	"log/slog"
 	"time"
@@ -18,6 +20,7 @@ type config struct {
 	excerpt  int
 	dbPath   string
 	log      *slog.Logger
+	refresh  *prefilterChecker // nil: reference refresh is off
 }
 
 func defaults() config {
@@ -105,3 +108,22 @@ func WithJournal(path string) Option {
 
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }
+
+// WithReferenceRefresh turns reference refresh on (default off; see
+// docs/reference-refresh.md): a successful policy episode with fewer
+// actions than the reference's suffix from its k is re-verified in the
+// background, repeats times in fresh sandboxes created on rt (the
+// prefilter's check, one sandbox at a time), and adopted as the task's
+// next reference version when every repeat passes.
+func WithReferenceRefresh(rt pool.Creator, repeats int) Option {
+	return func(c *config) error {
+		if rt == nil {
+			return fmt.Errorf("reference refresh: a runtime is required")
+		}
+		if repeats < 1 {
+			return fmt.Errorf("reference refresh repeats %d: expected ≥ 1", repeats)
+		}
+		c.refresh = &prefilterChecker{rt: rt, repeats: repeats}
+		return nil
+	}
+}

@@ -40,15 +40,18 @@ type ResetResponse struct {
 
 // EpisodeInfo is one episode handed out by reset or fork.
 type EpisodeInfo struct {
-	ID       string            `json:"id"`
-	Task     string            `json:"task"`
-	K        int               `json:"k"`
-	T        int               `json:"t"`
-	Parent   string            `json:"parent,omitempty"`
-	ForkT    *int              `json:"fork_t,omitempty"`
-	Seed     *int64            `json:"seed,omitempty"`
-	Messages []json.RawMessage `json:"messages"`
-	Timings  Timings           `json:"timings"`
+	ID   string `json:"id"`
+	Task string `json:"task"`
+	K    int    `json:"k"`
+	T    int    `json:"t"`
+	// RefVersion is the version of the task's reference the episode was
+	// reset on (1 until a reference refresh).
+	RefVersion int               `json:"reference_version"`
+	Parent     string            `json:"parent,omitempty"`
+	ForkT      *int              `json:"fork_t,omitempty"`
+	Seed       *int64            `json:"seed,omitempty"`
+	Messages   []json.RawMessage `json:"messages"`
+	Timings    Timings           `json:"timings"`
 }
 
 // Timings say where a reset's time went.
@@ -66,17 +69,21 @@ func (s *Server) reset(r *http.Request) (any, *APIError) {
 	if e := decode(r, &req); e != nil {
 		return nil, e
 	}
-	e, aerr := s.entry(req.Task)
-	if aerr != nil {
-		return nil, aerr
-	}
 	if req.Group == 0 {
 		req.Group = 1
 	}
 	if req.Group < 1 || req.Group > s.cfg.maxGroup {
 		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "group %d: expected 1 to %d", req.Group, s.cfg.maxGroup)
 	}
-	k, purpose, aerr := s.checkpoint(e, req)
+	// The reference and the curriculum's k are read together: an adoption
+	// between them would pair k of one version with the steps of another.
+	s.adoptMu.RLock()
+	e, aerr := s.entry(req.Task)
+	k, purpose := 0, ""
+	if aerr == nil {
+		k, purpose, aerr = s.checkpoint(e, req)
+	}
+	s.adoptMu.RUnlock()
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -150,9 +157,9 @@ func (s *Server) open(ctx context.Context, e *Entry, k int) (*episode, EpisodeIn
 	tr := &trajectory.Trajectory{ID: id, Task: e.Task.ID, Vars: e.Ref.Vars, Steps: slices.Clone(e.Ref.Steps[:k])}
 	t := now()
 	ep := &episode{entry: e, sb: sb, traj: tr, run: s.rp.Resume(sb, e.Task, tr, k, rep.Vars), used: t,
-		rec: record{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(), State: StateOpen, Created: t, Updated: t}}
+		rec: record{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(), RefVersion: e.version, State: StateOpen, Created: t, Updated: t}}
 	ep.holds.Store(true)
-	info := EpisodeInfo{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(),
+	info := EpisodeInfo{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(), RefVersion: e.version,
 		Timings: Timings{ResetMS: ms(dur), ReplayMS: ms(rep.Duration)}}
 	info.Messages, err = prefixMessages(e, rep, k)
 	if err != nil {
@@ -212,7 +219,7 @@ func (s *Server) finish(ctx context.Context, ep *episode, state string, out *Out
 	return s.jr.put(ctx, r)
 }
 
-// entry looks a task up by id.
+// entry looks a task's current reference up by id.
 func (s *Server) entry(id string) (*Entry, *APIError) {
 	if id == "" {
 		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "task: required")
@@ -220,8 +227,8 @@ func (s *Server) entry(id string) (*Entry, *APIError) {
 	if !idPattern.MatchString(id) {
 		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "task %q: not a valid id", clip(id, 64))
 	}
-	e, ok := s.cat[id]
-	if !ok {
+	e := s.refs.current(id)
+	if e == nil {
 		return nil, apiErr(http.StatusNotFound, CodeUnknownTask, "unknown task %q (GET /v1/tasks lists them)", id)
 	}
 	return e, nil

@@ -23,6 +23,8 @@ func (s *Server) register() []string {
 		{"GET /v1/openapi.json", http.HandlerFunc(serveOpenAPI)},
 		{"GET /v1/tasks", s.api(s.listTasks)},
 		{"GET /v1/tasks/{task}", s.api(s.getTask)},
+		{"GET /v1/tasks/{task}/references", s.api(s.listReferences)},
+		{"GET /v1/tasks/{task}/references/{version}", s.api(s.getReference)},
 		{"GET /v1/curriculum", s.api(s.curriculumState)},
 		{"POST /v1/reset", s.api(s.reset)},
 		{"GET /v1/episodes", s.api(s.listEpisodes)},

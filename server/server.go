@@ -28,6 +28,9 @@ type Server struct {
 	rs      *reset.Resetter
 	rp      *replayer.Replayer
 	eng     *curriculum.Engine
+	refs    *references
+	rf      *refresher   // nil: reference refresh is off
+	adoptMu sync.RWMutex // adoption excludes resets' and outcomes' curriculum calls
 	jr      *journal
 	met     *metrics
 	hist    *history
@@ -56,22 +59,28 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, cat: cat, rs: rs, rp: rp, eng: eng, eps: map[string]*episode{},
+	s := &Server{cfg: cfg, cat: cat, refs: newReferences(cat), rs: rs, rp: rp, eng: eng, eps: map[string]*episode{},
 		hist: newHistory(256), started: time.Now(), stop: make(chan struct{})}
-	for _, id := range cat.ids() {
-		if err := eng.Register(cat.info(id)); err != nil {
-			return nil, fmt.Errorf("register task %q with the curriculum: %w", id, err)
-		}
-		if err := rs.Warm(cat[id].Task); err != nil {
-			return nil, fmt.Errorf("warm pool of task %q: %w", id, err)
-		}
-	}
 	if cfg.dbPath != "" {
 		if s.jr, s.lost, err = openJournal(ctx, cfg.dbPath); err != nil {
 			return nil, err
 		}
-		if err := s.jr.loadHistory(ctx, s.hist); err != nil {
+		if err := errors.Join(s.jr.loadHistory(ctx, s.hist), s.restoreReferences(ctx)); err != nil {
 			return nil, errors.Join(err, s.jr.close())
+		}
+	}
+	for _, id := range cat.ids() {
+		err := s.registerTask(id)
+		if err != nil {
+			err = fmt.Errorf("register task %q with the curriculum: %w", id, err)
+		} else if err = rs.Warm(cat[id].Task); err != nil {
+			err = fmt.Errorf("warm pool of task %q: %w", id, err)
+		}
+		if err != nil {
+			if s.jr != nil {
+				err = errors.Join(err, s.jr.close())
+			}
+			return nil, err
 		}
 	}
 	s.met = newMetrics(s)
@@ -79,6 +88,12 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 	s.routes = s.register()
 	s.wg.Add(1)
 	go s.expireLoop()
+	if cfg.refresh != nil {
+		cfg.refresh.rp, cfg.refresh.log = rp, cfg.log
+		s.rf = newRefresher(*cfg.refresh, s.met.reg)
+		s.wg.Add(1)
+		go s.refreshLoop()
+	}
 	return s, nil
 }
 

@@ -11,14 +11,16 @@ import (
 
 // TaskSummary is one task of the listing.
 type TaskSummary struct {
-	ID          string            `json:"id"`
-	T           int               `json:"t"`
-	Image       string            `json:"image"`
-	Reference   string            `json:"reference"`
-	Instruction string            `json:"instruction"`
-	Checkpoints []int             `json:"checkpoints"` // the servable k
-	Curriculum  curriculum.Status `json:"curriculum"`
-	Pool        *pool.Stats       `json:"pool,omitempty"`
+	ID        string `json:"id"`
+	T         int    `json:"t"`
+	Image     string `json:"image"`
+	Reference string `json:"reference"`
+	// ReferenceVersion is the version of the reference resets use.
+	ReferenceVersion int               `json:"reference_version"`
+	Instruction      string            `json:"instruction"`
+	Checkpoints      []int             `json:"checkpoints"` // the servable k
+	Curriculum       curriculum.Status `json:"curriculum"`
+	Pool             *pool.Stats       `json:"pool,omitempty"`
 }
 
 // TaskState is a task's curriculum state with its recent history.
@@ -34,7 +36,7 @@ func (s *Server) healthz(*http.Request) (any, *APIError) {
 
 func (s *Server) summary(e *Entry) TaskSummary {
 	st, _ := s.eng.Status(e.Task.ID)
-	ts := TaskSummary{ID: e.Task.ID, T: e.Ref.Len(), Image: e.Task.SandboxSpec().Image, Reference: e.Ref.ID,
+	ts := TaskSummary{ID: e.Task.ID, T: e.Ref.Len(), Image: e.Task.SandboxSpec().Image, Reference: e.Ref.ID, ReferenceVersion: e.version,
 		Instruction: e.Task.Instruction, Curriculum: st, Checkpoints: []int{}}
 	for k := 0; k < e.Ref.Len(); k++ {
 		if e.Ref.ValidCheckpoint(k) {
@@ -53,7 +55,7 @@ func (s *Server) summary(e *Entry) TaskSummary {
 func (s *Server) listTasks(*http.Request) (any, *APIError) {
 	out := []TaskSummary{}
 	for _, id := range s.cat.ids() {
-		out = append(out, s.summary(s.cat[id]))
+		out = append(out, s.summary(s.refs.current(id)))
 	}
 	return map[string]any{"tasks": out}, nil
 }

@@ -39,6 +39,8 @@ type serveOptions struct {
 	compare   string
 	services  []string
 	drain     time.Duration
+	refresh   bool
+	repeats   int
 	rt        runtimeFlags
 }
 
@@ -58,7 +60,12 @@ kept in the --state SQLite database: a restarted server resumes the curriculum, 
 the sandboxes of the dead process and lists its open episodes as lost.
 Ctrl-C or SIGTERM drains: in-flight requests finish (or are cancelled after --drain),
 every sandbox is removed and the database closed. The listening address is printed on
-stdout.`,
+stdout.
+
+With --refresh-references, a successful policy episode with fewer actions than the
+reference's suffix from its k is re-verified in the background (--refresh-repeats fresh
+sandboxes, the prefilter's check) and adopted as the task's next reference version;
+GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
 		Example: `  rbx serve --tasks examples/ --strategy search-learn --state serve.db
   rbx serve --tasks runs/ --addr 0.0.0.0:8700 --token-file token.txt --pool 8`,
 		Args: exactArgs(0),
@@ -80,6 +87,8 @@ stdout.`,
 	f.StringVar(&o.compare, "compare", string(replayer.PolicyNormalized), "replay output comparison: exact, normalized or ignore")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "on shutdown, how long in-flight requests may take before they are cancelled")
+	f.BoolVar(&o.refresh, "refresh-references", false, "adopt a successful policy episode shorter than the reference's suffix as the task's next reference version, after --refresh-repeats checks in fresh sandboxes (docs/reference-refresh.md)")
+	f.IntVar(&o.repeats, "refresh-repeats", 3, "with --refresh-references: how many fresh-sandbox replays and verifications a candidate reference must pass")
 	o.rt.register(cmd)
 	return cmd
 }
@@ -96,6 +105,8 @@ func (o *serveOptions) validate() (token string, err error) {
 		return "", usageError("--max-intervention-share %v: expected 0 to 1", o.maxShare)
 	case o.state == "":
 		return "", usageError("--state: expected a database path")
+	case o.repeats < 1:
+		return "", usageError("--refresh-repeats %d: expected ≥ 1", o.repeats)
 	}
 	if _, err := parseStrategy(o.strategy); err != nil {
 		return "", err
@@ -222,9 +233,13 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if err != nil {
 		return errors.Join(err, rs.Close(context.WithoutCancel(ctx)))
 	}
-	srv, err := server.New(ctx, rs, rp, eng, entries, server.WithToken(token), server.WithEpisodeTTL(o.ttl),
+	opts := []server.Option{server.WithToken(token), server.WithEpisodeTTL(o.ttl),
 		server.WithMaxInterventionShare(o.maxShare), server.WithMaxGroup(o.maxGroup), server.WithMaxBody(o.maxBody),
-		server.WithJournal(o.state), server.WithLogger(log))
+		server.WithJournal(o.state), server.WithLogger(log)}
+	if o.refresh {
+		opts = append(opts, server.WithReferenceRefresh(rt, o.repeats))
+	}
+	srv, err := server.New(ctx, rs, rp, eng, entries, opts...)
 	if err != nil {
 		return errors.Join(err, rs.Close(context.WithoutCancel(ctx)), db.Close())
 	}

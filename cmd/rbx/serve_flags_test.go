@@ -47,6 +47,7 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"empty token", []string{"serve", "--tasks", dir, "--token-file", empty}, "is empty"},
 		{"bad strategy", []string{"serve", "--tasks", dir, "--strategy", "random"}, "--strategy"},
 		{"bad share", []string{"serve", "--tasks", dir, "--max-intervention-share", "2"}, "--max-intervention-share"},
+		{"bad refresh repeats", []string{"serve", "--tasks", dir, "--refresh-references", "--refresh-repeats", "0"}, "--refresh-repeats"},
 		{"no tasks found", []string{"serve", "--tasks", dir, "--runtime", "local"}, "no task with a valid reference"},
 	}
 	for _, tt := range tests {
