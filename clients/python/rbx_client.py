@@ -86,6 +86,15 @@ class Client:
         """The episode as a native rbx trajectory (a dict)."""
         return self.call("GET", "/v1/episodes/%s/trajectory" % episode_id)
 
+    def references(self, task):
+        """The task's reference versions and latest candidate events
+        (reference refresh): {"current", "versions": [...], "candidates": [...]}."""
+        return self.call("GET", "/v1/tasks/%s/references" % task)
+
+    def reference(self, task, version):
+        """One version of the task's reference as a native rbx trajectory (a dict)."""
+        return self.call("GET", "/v1/tasks/%s/references/%d" % (task, version))
+
 
 def _tool_call(call):
     """Accepts {"name", "arguments"} or OpenAI's {"function": {...}}."""

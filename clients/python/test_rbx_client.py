@@ -213,6 +213,40 @@ class ServeTest(unittest.TestCase):
               file=sys.stderr)
 
 
+class RefreshTest(unittest.TestCase):
+    """--refresh-references: a shorter successful episode becomes version 2."""
+
+    def test_shorter_episode_becomes_the_reference(self):
+        d = tempfile.mkdtemp(prefix="rbx-client-refresh-")
+        self.addCleanup(shutil.rmtree, d, True)
+        tasks = os.path.join(d, "tasks")
+        shutil.copytree(os.path.join(ROOT, "server", "testdata", "redundant"), os.path.join(tasks, "redundant"))
+        server = Server(tasks, os.path.join(d, "state.db"), "--refresh-references", "--refresh-repeats", "2")
+        self.addCleanup(server.stop)
+        client = Client(server.url)
+        env = Env(server.url, "redundant")
+        _, info = env.reset(checkpoint=0)
+        self.assertEqual(info["t"], 6)
+        env.step({"name": "shell", "arguments": {"command": "echo done > out.txt"}})
+        env.step({"name": "shell", "arguments": {"command": "cat out.txt"}})
+        result = env.evaluate()
+        self.assertTrue(result["reference_candidate"])
+        deadline = time.time() + 60
+        while client.references("redundant")["current"] != 2:
+            self.assertLess(time.time(), deadline, client.references("redundant"))
+            time.sleep(0.05)
+        refs = client.references("redundant")
+        self.assertEqual([v["t"] for v in refs["versions"]], [6, 2])
+        self.assertEqual([e["result"] for e in refs["candidates"]], ["seen", "verified", "adopted"])
+        self.assertEqual(len(client.reference("redundant", 1)["steps"]), 6)
+        with self.assertRaises(RbxError) as cm:
+            client.reference("redundant", 3)
+        self.assertEqual(cm.exception.code, "unknown_version")
+        _, info = env.reset()
+        self.assertEqual(info["t"], 2)
+        self.assertLess(info["k"], 2)
+
+
 class SecurityTest(unittest.TestCase):
     def test_token_required_and_checked(self):
         d = tempfile.mkdtemp(prefix="rbx-client-sec-")
