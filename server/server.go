@@ -66,10 +66,16 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 			return nil, fmt.Errorf("warm pool of task %q: %w", id, err)
 		}
 	}
-	if cfg.dbPath != "" {
-		if s.jr, s.lost, err = openJournal(ctx, cfg.dbPath); err != nil {
-			return nil, err
-		}
+	switch {
+	case cfg.db != nil:
+		s.jr, s.lost, err = newJournal(ctx, cfg.db)
+	case cfg.dbPath != "":
+		s.jr, s.lost, err = openJournal(ctx, cfg.dbPath)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.jr != nil {
 		if err := s.jr.loadHistory(ctx, s.hist); err != nil {
 			return nil, errors.Join(err, s.jr.close())
 		}

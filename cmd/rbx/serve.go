@@ -224,7 +224,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	}
 	srv, err := server.New(ctx, rs, rp, eng, entries, server.WithToken(token), server.WithEpisodeTTL(o.ttl),
 		server.WithMaxInterventionShare(o.maxShare), server.WithMaxGroup(o.maxGroup), server.WithMaxBody(o.maxBody),
-		server.WithJournal(o.state), server.WithLogger(log))
+		server.WithJournalDB(db.DB()), server.WithLogger(log))
 	if err != nil {
 		return errors.Join(err, rs.Close(context.WithoutCancel(ctx)), db.Close())
 	}
