@@ -6,18 +6,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"github.com/rbx-sandbox/rbx/statedb"
 )
 
 // journal persists episode logs in SQLite next to the curriculum: one row
 // per episode, written when it opens and when it ends, so a restart can
 // report the episodes that were open as lost, and finished episodes stay
-// exportable. WAL with synchronous=NORMAL: a committed row survives the
-// process being killed.
-type journal struct{ db *sql.DB }
+// exportable. The database is statedb's (WAL, synchronous=FULL), usually
+// the handle the curriculum store writes through.
+type journal struct {
+	db   *sql.DB
+	owns bool // close closes db: the journal opened it
+}
 
 const journalSchema = `
 CREATE TABLE IF NOT EXISTS serve_episodes (
@@ -32,28 +34,44 @@ CREATE TABLE IF NOT EXISTS serve_episodes (
 );
 CREATE INDEX IF NOT EXISTS serve_episodes_state ON serve_episodes(state);`
 
-// openJournal opens the database and marks the episodes still open (a
-// previous process died with them) as lost; it returns how many.
+// openJournal opens the state database at path for the journal alone
+// (WithJournal); the journal closes it.
 func openJournal(ctx context.Context, path string) (*journal, int, error) {
-	q := url.Values{"_pragma": {"journal_mode(WAL)", "synchronous(NORMAL)", "busy_timeout(10000)"}}
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := statedb.Open(ctx, path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("open episode journal %s: %w", path, err)
+		return nil, 0, fmt.Errorf("open episode journal: %w", err)
 	}
-	db.SetMaxOpenConns(1)
+	j, n, err := newJournal(ctx, db)
+	if err != nil {
+		return nil, 0, errors.Join(fmt.Errorf("open episode journal %q: %w", path, err), db.Close())
+	}
+	j.owns = true
+	return j, n, nil
+}
+
+// newJournal keeps the journal in db, a handle its owner closes, and
+// marks the episodes still open (a previous process died with them) as
+// lost; it returns how many.
+func newJournal(ctx context.Context, db *sql.DB) (*journal, int, error) {
 	if _, err := db.ExecContext(ctx, journalSchema); err != nil {
-		return nil, 0, errors.Join(fmt.Errorf("create journal schema in %s: %w", path, err), db.Close())
+		return nil, 0, fmt.Errorf("create journal schema: %w", err)
 	}
 	res, err := db.ExecContext(ctx, `UPDATE serve_episodes SET state = ?, updated = ?,
 		record = json_set(record, '$.state', ?) WHERE state = ?`, StateLost, time.Now().UnixMilli(), StateLost, StateOpen)
 	if err != nil {
-		return nil, 0, errors.Join(fmt.Errorf("mark lost episodes in %s: %w", path, err), db.Close())
+		return nil, 0, fmt.Errorf("mark lost episodes: %w", err)
 	}
 	n, _ := res.RowsAffected()
 	return &journal{db: db}, int(n), nil
 }
 
-func (j *journal) close() error { return j.db.Close() }
+// close closes the database when the journal opened it.
+func (j *journal) close() error {
+	if !j.owns {
+		return nil
+	}
+	return j.db.Close()
+}
 
 // put writes an episode's record (insert or replace).
 func (j *journal) put(ctx context.Context, r record) error {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"database/sql"
 	"fmt"
 
 	"github.com/rbx-sandbox/rbx/pool"
@@ -19,6 +20,7 @@ type config struct {
 	maxShare float64
 	excerpt  int
 	dbPath   string
+	db       *sql.DB
 	log      *slog.Logger
 	refresh  *prefilterChecker // nil: reference refresh is off
 }
@@ -99,11 +101,24 @@ func WithMaxInterventionShare(x float64) Option {
 	}
 }
 
-// WithJournal persists episode logs in the SQLite database at path (the
-// curriculum's database is fine: WAL mode admits both). Default: none,
-// episodes live in memory only.
+// WithJournal persists episode logs in the state database at path, on a
+// handle of the journal's own (statedb.Open). Default: none, episodes live
+// in memory only. To share the curriculum's handle use WithJournalDB.
 func WithJournal(path string) Option {
 	return func(c *config) error { c.dbPath = path; return nil }
+}
+
+// WithJournalDB persists episode logs in db, a handle from statedb.Open
+// (usually the curriculum store's, store.Store.DB) that the caller closes
+// after the Server. It takes precedence over WithJournal.
+func WithJournalDB(db *sql.DB) Option {
+	return func(c *config) error {
+		if db == nil {
+			return fmt.Errorf("journal database: nil handle")
+		}
+		c.db = db
+		return nil
+	}
 }
 
 // WithLogger sets the logger (default: discard).

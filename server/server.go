@@ -61,10 +61,16 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 	}
 	s := &Server{cfg: cfg, cat: cat, refs: newReferences(cat), rs: rs, rp: rp, eng: eng, eps: map[string]*episode{},
 		hist: newHistory(256), started: time.Now(), stop: make(chan struct{})}
-	if cfg.dbPath != "" {
-		if s.jr, s.lost, err = openJournal(ctx, cfg.dbPath); err != nil {
-			return nil, err
-		}
+	switch {
+	case cfg.db != nil:
+		s.jr, s.lost, err = newJournal(ctx, cfg.db)
+	case cfg.dbPath != "":
+		s.jr, s.lost, err = openJournal(ctx, cfg.dbPath)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.jr != nil {
 		if err := errors.Join(s.jr.loadHistory(ctx, s.hist), s.restoreReferences(ctx)); err != nil {
 			return nil, errors.Join(err, s.jr.close())
 		}

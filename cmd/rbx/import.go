@@ -47,7 +47,7 @@ to a local image). With a Docker engine the task image is built (--build), tagge
 rbx-task/<id>:<hash>. A task that needs PyPI, PPAs or downloads is reported with the line.`,
 		Example: `  rbx import auto run.traj --out imported/ --task ../tasks/fix.yaml
   rbx import openhands events.json --out imported/ --tools-map tools.yaml
-  rbx import terminal-bench ../shared/corpus/terminal-bench --out tasks/`,
+  rbx import terminal-bench path/to/terminal-bench-tasks --out tasks/`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.format, o.src = args[0], args[1]

@@ -37,7 +37,7 @@ func newProbeCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 		Short: "Estimate a policy's success rate from each checkpoint and locate its bottleneck",
 		Long: `Probe resets sandboxes to checkpoints k of a task's reference trajectory, lets a policy
 act until it is done (R rollouts per checkpoint), runs the task's verifier, and prints
-p̂(k) with Wilson confidence intervals. The bottleneck is the seed's rule: scanning from the
+p̂(k) with Wilson confidence intervals. The bottleneck is the rollback-curriculum paper's rule: scanning from the
 end towards the start, the first checkpoint whose p̂ falls below θ.
 
 Policies: expert (the reference suffix; every valid checkpoint must score 1.0, else the

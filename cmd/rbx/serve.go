@@ -235,7 +235,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	}
 	opts := []server.Option{server.WithToken(token), server.WithEpisodeTTL(o.ttl),
 		server.WithMaxInterventionShare(o.maxShare), server.WithMaxGroup(o.maxGroup), server.WithMaxBody(o.maxBody),
-		server.WithJournal(o.state), server.WithLogger(log)}
+		server.WithJournalDB(db.DB()), server.WithLogger(log)}
 	if o.refresh {
 		opts = append(opts, server.WithReferenceRefresh(rt, o.repeats))
 	}

@@ -27,9 +27,9 @@ func newSimulateCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 	o := &simulateOptions{}
 	cmd := &cobra.Command{
 		Use:   "simulate",
-		Short: "Compare rollback curricula on the seed's simulated learner",
+		Short: "Compare rollback curricula on a simulated learner (the rollback-curriculum paper's thought experiment)",
 		Long: `Simulate drives each curriculum strategy, and plain from-the-start sampling (the
-baseline), with the seed's thought-experiment learner: n sequential subtasks, each
+baseline), with the rollback-curriculum paper's thought-experiment learner: n sequential subtasks, each
 succeeding with probability p, mastered after m rewarded episodes that exercised it,
 nothing learnt from failures. It prints the episodes needed until the task is solved
 end to end (mean, std, p10, p90 over the seeds), the ratio to the baseline, and the
@@ -137,7 +137,7 @@ func (o *simulateOptions) params() (sim.Params, []string, error) {
 	return p, strategies, nil
 }
 
-// findings compares Heuristic and Search-Learn with Sequential (the seed's comparison).
+// findings compares Heuristic and Search-Learn with Sequential (the paper's comparison).
 func findings(sums []sim.Summary, p sim.Params) []string {
 	by := map[string]sim.Summary{}
 	for _, s := range sums {

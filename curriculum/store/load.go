@@ -83,20 +83,29 @@ func OpenEngine(ctx context.Context, path string, storeOpts []Option, opts ...cu
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := curriculum.New(append(opts, curriculum.WithRecorder(s))...)
-	if err != nil {
-		return nil, nil, errors.Join(err, s.Close())
-	}
-	tasks, outs, err := s.Load(ctx)
-	var rebases []curriculum.Rebase
-	if err == nil {
-		rebases, err = s.Rebases(ctx)
-	}
-	if err == nil {
-		err = e.Restore(tasks, outs, rebases...)
-	}
+	e, err := NewEngine(ctx, s, opts...)
 	if err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("restore curriculum from %s: %w", path, err), s.Close())
 	}
 	return e, s, nil
+}
+
+// NewEngine returns an engine restored from s that records into s.
+func NewEngine(ctx context.Context, s *Store, opts ...curriculum.Option) (*curriculum.Engine, error) {
+	e, err := curriculum.New(append(opts, curriculum.WithRecorder(s))...)
+	if err != nil {
+		return nil, err
+	}
+	tasks, outs, err := s.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rebases, err := s.Rebases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Restore(tasks, outs, rebases...); err != nil {
+		return nil, err
+	}
+	return e, nil
 }

@@ -1,7 +1,7 @@
-// Package store persists a curriculum in an embedded SQLite database (pure
-// Go, modernc.org/sqlite) in WAL mode: tasks and every acknowledged outcome,
-// in the order the engine applied them. Reopening replays the outcomes into
-// a fresh engine, which restores its state exactly.
+// Package store persists a curriculum in the SQLite state database
+// (package statedb: WAL, synchronous=FULL): tasks and every acknowledged
+// outcome, in the order the engine applied them. Reopening replays the
+// outcomes into a fresh engine, which restores its state exactly.
 package store
 
 import (
@@ -9,12 +9,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"sync"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
-
 	"github.com/rbx-sandbox/rbx/curriculum"
+	"github.com/rbx-sandbox/rbx/statedb"
 )
 
 // ErrClosed is returned by calls on a closed Store.
@@ -47,6 +45,7 @@ CREATE TABLE IF NOT EXISTS rebases (
 // each call returns only after the commit that holds its row.
 type Store struct {
 	db   *sql.DB
+	owns bool // Close closes db: Open opened it
 	cfg  config
 	reqs chan *request
 	quit chan struct{}
@@ -56,26 +55,33 @@ type Store struct {
 
 var _ curriculum.Recorder = (*Store)(nil)
 
-// Open opens or creates the database at path.
+// Open opens or creates the state database at path (statedb.Open); the
+// Store owns the handle and closes it on Close. Other tables of the same
+// database (the serve journal) can share the handle through DB.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
-	cfg := config{sync: "FULL", maxBatch: 1024}
+	db, err := statedb.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open curriculum store: %w", err)
+	}
+	s, err := New(ctx, db, opts...)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open curriculum store %q: %w", path, err), db.Close())
+	}
+	s.owns = true
+	return s, nil
+}
+
+// New stores the curriculum in db, a handle from statedb.Open the caller
+// owns and closes after the Store.
+func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
+	cfg := config{maxBatch: 1024}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
 		}
 	}
-	q := url.Values{"_pragma": {"journal_mode(WAL)", "synchronous(" + cfg.sync + ")", "busy_timeout(5000)", "foreign_keys(ON)"}}
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("open curriculum store %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(1) // one writer; SQLite serializes writers anyway
 	if _, err := db.ExecContext(ctx, schema); err != nil {
-		return nil, errors.Join(fmt.Errorf("create schema in %s: %w", path, err), db.Close())
-	}
-	var mode string
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
-		return nil, errors.Join(fmt.Errorf("%s: journal mode %q, want wal: %v", path, mode, err), db.Close())
+		return nil, fmt.Errorf("create curriculum schema: %w", err)
 	}
 	s := &Store{db: db, cfg: cfg, reqs: make(chan *request), quit: make(chan struct{})}
 	s.wg.Add(1)
@@ -83,13 +89,21 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// Close stops the writer after its current commit and closes the database.
+// DB is the handle the Store writes through, for other tables of the same
+// state database; it stays usable until the Store is closed (or, for a
+// Store from New, until its owner closes it).
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close stops the writer after its current commit and, when Open opened
+// it, closes the database.
 func (s *Store) Close() error {
 	var err error
 	s.once.Do(func() {
 		close(s.quit)
 		s.wg.Wait()
-		err = s.db.Close()
+		if s.owns {
+			err = s.db.Close()
+		}
 	})
 	return err
 }
