@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // Cmd runs an external program per episode and talks to it in JSON lines.
@@ -135,18 +136,18 @@ func (a *cmdAgent) Act(ctx context.Context, obs *Observation) (trajectory.Step, 
 func parseLine(text string) (trajectory.Step, bool, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(text), &fields); err != nil {
-		return trajectory.Step{}, false, fmt.Errorf("%w: expected a JSON object: %s", ErrMalformed, truncate(text, 200))
+		return trajectory.Step{}, false, fmt.Errorf("%w: expected a JSON object: %s", tools.ErrMalformed, truncate(text, 200))
 	}
 	var kind string
 	if err := json.Unmarshal(fields["action"], &kind); err != nil {
-		return trajectory.Step{}, false, fmt.Errorf(`%w: expected "action": a tool name or "submit"`, ErrMalformed)
+		return trajectory.Step{}, false, fmt.Errorf(`%w: expected "action": a tool name or "submit"`, tools.ErrMalformed)
 	}
 	if kind == SubmitTool {
 		return trajectory.Step{}, true, nil
 	}
 	delete(fields, "action")
 	args, _ := json.Marshal(fields)
-	s, err := ParseAction(kind, args)
+	s, err := tools.Parse(kind, args)
 	return s, false, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // chatAgent is one episode's conversation.
@@ -65,9 +66,9 @@ func (a *chatAgent) Act(ctx context.Context, obs *Observation) (trajectory.Step,
 		if tc.Function.Name == SubmitTool {
 			return trajectory.Step{}, true, nil
 		}
-		s, err := ParseAction(tc.Function.Name, []byte(tc.Function.Arguments))
+		s, err := tools.Parse(tc.Function.Name, []byte(tc.Function.Arguments))
 		if err == nil && tc.Type != "" && tc.Type != "function" {
-			err = fmt.Errorf("%w: tool call type %q: expected function", ErrMalformed, tc.Type)
+			err = fmt.Errorf("%w: tool call type %q: expected function", tools.ErrMalformed, tc.Type)
 		}
 		if err != nil {
 			a.cfg.log.Debug("openai: malformed tool call", "id", tc.ID, "err", err)
@@ -131,4 +132,11 @@ func (a *chatAgent) complete(ctx context.Context) (*chatMessage, error) {
 	}
 	a.messages = append(a.messages, out.Choices[0].Message)
 	return &msg, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

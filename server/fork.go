@@ -3,14 +3,14 @@ package server
 import (
 	"net/http"
 
-	"github.com/rbx-sandbox/rbx/curriculum/sft"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // ForkResponse is the forked episode.
 type ForkResponse struct {
-	Episode EpisodeInfo `json:"episode"`
-	Tools   []sft.Tool  `json:"tools"`
-	TotalMS float64     `json:"total_ms"`
+	Episode EpisodeInfo  `json:"episode"`
+	Tools   []tools.Tool `json:"tools"`
+	TotalMS float64      `json:"total_ms"`
 }
 
 // ForkRequest names the step to fork at.
@@ -79,5 +79,5 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 		s.discard([]*episode{ep})
 		return nil, aerr
 	}
-	return ForkResponse{Episode: info, Tools: sft.Tools(), TotalMS: ms(since(start))}, nil
+	return ForkResponse{Episode: info, Tools: tools.Schemas(), TotalMS: ms(since(start))}, nil
 }

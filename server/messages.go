@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/rbx-sandbox/rbx/curriculum/sft"
 	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/trajectory/chat"
 )
 
 // prefixMessages is the chat a policy continues from checkpoint k: the
@@ -13,7 +13,7 @@ import (
 // an assistant tool call and a tool result carrying the LIVE observation
 // of the replay (a fresh OTP, not the recorded one).
 func prefixMessages(e *Entry, rep *replayer.Report, k int) ([]json.RawMessage, error) {
-	msgs, err := sft.Head(e.Task, e.Ref)
+	msgs, err := chat.Head(e.Task, e.Ref)
 	if err != nil {
 		return nil, fmt.Errorf("prefix of task %s: %w", e.Task.ID, err)
 	}
@@ -22,9 +22,9 @@ func prefixMessages(e *Entry, rep *replayer.Report, k int) ([]json.RawMessage, e
 		live := ""
 		if rep != nil && i-rep.From >= 0 && i-rep.From < len(rep.Steps) {
 			r := rep.Steps[i-rep.From]
-			live = sft.Observation(st.Action, r.Output, r.ExitCode)
+			live = chat.ObservationText(st.Action, r.Output, r.ExitCode)
 		}
-		m, err := sft.LiveMessages(st, i, live)
+		m, err := chat.LiveMessages(st, i, live)
 		if err != nil {
 			return nil, fmt.Errorf("prefix of task %s: step %d: %w", e.Task.ID, i, err)
 		}
@@ -38,7 +38,7 @@ func prefixMessages(e *Entry, rep *replayer.Report, k int) ([]json.RawMessage, e
 func actionMessages(actions []Action, k int) ([]json.RawMessage, error) {
 	var msgs []json.RawMessage
 	for j, a := range actions {
-		m, err := sft.LiveMessages(a.Step, k+j, observationText(a))
+		m, err := chat.LiveMessages(a.Step, k+j, observationText(a))
 		if err != nil {
 			return nil, fmt.Errorf("action %d: %w", k+j, err)
 		}
@@ -54,7 +54,7 @@ func observationText(a Action) string {
 	if o.Status != 0 {
 		code = o.Status
 	}
-	text := sft.Observation(a.Step.Action, o.Output, code)
+	text := chat.ObservationText(a.Step.Action, o.Output, code)
 	if o.TimedOut {
 		text += "\n[timed out]"
 	}

@@ -11,9 +11,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
-	"github.com/rbx-sandbox/rbx/curriculum/sft"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // ResetRequest asks for a group of episodes of one task.
@@ -33,7 +33,7 @@ type ResetResponse struct {
 	K        int           `json:"k"`
 	T        int           `json:"t"`
 	Purpose  string        `json:"purpose"`
-	Tools    []sft.Tool    `json:"tools"`
+	Tools    []tools.Tool  `json:"tools"`
 	Episodes []EpisodeInfo `json:"episodes"`
 	TotalMS  float64       `json:"total_ms"`
 }
@@ -110,7 +110,7 @@ func (s *Server) reset(r *http.Request) (any, *APIError) {
 			return nil, aerr
 		}
 	}
-	return ResetResponse{Task: e.Task.ID, K: k, T: e.Ref.Len(), Purpose: purpose, Tools: sft.Tools(),
+	return ResetResponse{Task: e.Task.ID, K: k, T: e.Ref.Len(), Purpose: purpose, Tools: tools.Schemas(),
 		Episodes: infos, TotalMS: ms(since(start))}, nil
 }
 

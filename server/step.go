@@ -71,7 +71,7 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 	if len(ep.rec.Actions) >= s.cfg.maxSteps {
 		return nil, apiErr(http.StatusConflict, CodeStepLimit, "episode %s used its %d steps; evaluate or close it", id, s.cfg.maxSteps)
 	}
-	st, aerr := req.ToolCall.toStep(ep.entry.Task.ID, ep.run.Vars())
+	st, aerr := req.ToolCall.toStep(ep.run.Vars())
 	if aerr != nil {
 		return nil, aerr
 	}
