@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -178,15 +179,15 @@ func (r *runner) checkImages(ctx context.Context, pending []int) error {
 		return err
 	}
 	for j, k := range keys {
-		reason := ReasonImageMissing
+		why := reason.ImageMissing
 		switch {
 		case errs[j] == nil:
 			continue
 		case !errors.Is(errs[j], sandbox.ErrImageMissing):
-			reason = ReasonInfra
+			why = reason.Infra
 		}
 		for _, i := range groups[k] {
-			r.results[i] = rejected(r.items[i], reason, &Failure{Message: errs[j].Error()})
+			r.results[i] = rejected(r.items[i], why, &Failure{Message: errs[j].Error()})
 			r.done += r.cfg.repeats
 			r.announce(i)
 		}

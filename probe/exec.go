@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rbx-sandbox/rbx/policy"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -45,8 +46,8 @@ func (e *executor) do(ctx context.Context, s trajectory.Step) (*policy.Observati
 	switch {
 	case err == nil:
 		return obs, nil
-	case errors.As(err, &se) && se.Reason != replayer.ReasonInfra:
-		if se.Reason == replayer.ReasonAction && se.Err != nil {
+	case errors.As(err, &se) && se.Reason != reason.Infra:
+		if se.Reason == reason.Action && se.Err != nil {
 			obs.Error = se.Err.Error()
 		}
 		return obs, nil

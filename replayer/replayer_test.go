@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -36,20 +37,20 @@ func TestReplayStopsAtFirstDivergence(t *testing.T) {
 		answers  map[string]sandbox.ExecResult
 		k        int
 		wantStep int // -1: no divergence
-		reason   replayer.Reason
+		reason   reason.Reason
 	}{
 		{name: "all match", steps: []trajectory.Step{shell("echo a", obs("a\n", 0)), shell("echo b", obs("b\n", 0))}, k: 2, wantStep: -1},
 		{name: "exit code differs", steps: []trajectory.Step{shell("echo a", obs("a\n", 0)), shell("false", obs("", 0))},
-			answers: map[string]sandbox.ExecResult{"false": {ExitCode: 1}}, k: 2, wantStep: 1, reason: replayer.ReasonExitCode},
-		{name: "output differs", steps: []trajectory.Step{shell("echo a", obs("b\n", 0))}, k: 1, wantStep: 0, reason: replayer.ReasonOutput},
+			answers: map[string]sandbox.ExecResult{"false": {ExitCode: 1}}, k: 2, wantStep: 1, reason: reason.ExitCode},
+		{name: "output differs", steps: []trajectory.Step{shell("echo a", obs("b\n", 0))}, k: 1, wantStep: 0, reason: reason.Output},
 		{name: "output differs but ignored", policy: replayer.PolicyIgnore, steps: []trajectory.Step{shell("echo a", obs("b\n", 0))}, k: 1, wantStep: -1},
 		{name: "volatile output not compared", steps: []trajectory.Step{{Action: trajectory.KindShell, Command: "echo now", Volatile: true, Observation: obs("then\n", 0)}}, k: 1, wantStep: -1},
 		{name: "step compare overrides", steps: []trajectory.Step{{Action: trajectory.KindShell, Command: "echo x", Compare: "ignore", Observation: obs("y\n", 0)}}, k: 1, wantStep: -1},
 		{name: "normalized ignores timings", steps: []trajectory.Step{shell("echo Ran 3 tests in 0.002s", obs("Ran 3 tests in 0.010s  \n\n", 0))}, k: 1, wantStep: -1},
-		{name: "exact sees timings", policy: replayer.PolicyExact, steps: []trajectory.Step{shell("echo Ran 3 tests in 0.002s", obs("Ran 3 tests in 0.010s\n", 0))}, k: 1, wantStep: 0, reason: replayer.ReasonOutput},
+		{name: "exact sees timings", policy: replayer.PolicyExact, steps: []trajectory.Step{shell("echo Ran 3 tests in 0.002s", obs("Ran 3 tests in 0.010s\n", 0))}, k: 1, wantStep: 0, reason: reason.Output},
 		{name: "stops before k", steps: []trajectory.Step{shell("echo a", obs("a\n", 0)), shell("false", obs("", 0))}, k: 1, wantStep: -1},
 		{name: "timeout", steps: []trajectory.Step{shell("sleep", nil)},
-			answers: map[string]sandbox.ExecResult{"sleep": {TimedOut: true, ExitCode: 124}}, k: 1, wantStep: 0, reason: replayer.ReasonTimeout},
+			answers: map[string]sandbox.ExecResult{"sleep": {TimedOut: true, ExitCode: 124}}, k: 1, wantStep: 0, reason: reason.Timeout},
 		{name: "no observation only runs", steps: []trajectory.Step{shell("false", nil)},
 			answers: map[string]sandbox.ExecResult{"false": {ExitCode: 1}}, k: 1, wantStep: -1},
 	}
@@ -150,7 +151,7 @@ func TestEditFailures(t *testing.T) {
 			_, err = r.Replay(context.Background(), sb, &task.Task{ID: "t"}, &trajectory.Trajectory{ID: "x", Steps: []trajectory.Step{tc.step}}, 1)
 			var se *replayer.StepError
 			require.ErrorAs(t, err, &se)
-			assert.Equal(t, replayer.ReasonAction, se.Reason)
+			assert.Equal(t, reason.Action, se.Reason)
 			assert.Contains(t, err.Error(), tc.msg)
 			assert.Equal(t, "a\na\n", sb.files["f"], "a failed edit leaves the file alone")
 		})
@@ -189,7 +190,7 @@ func TestHTTPCaptureAndServices(t *testing.T) {
 	_, err = r.Replay(context.Background(), newFake(nil), tk, &trajectory.Trajectory{ID: "x", Steps: steps}, 1)
 	var se *replayer.StepError
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, replayer.ReasonAction, se.Reason)
+	assert.Equal(t, reason.Action, se.Reason)
 	assert.Contains(t, err.Error(), "not under any of the task's services")
 	assert.Equal(t, 2, calls)
 }

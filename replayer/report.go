@@ -9,11 +9,16 @@ import (
 // Status of one replayed step.
 type Status string
 
-// Step statuses.
+// Step statuses: the step's reason (StepError.Reason) says more.
 const (
-	StatusOK       Status = "ok"
+	// StatusOK: the step ran and matched its recording.
+	StatusOK Status = "ok"
+	// StatusDiverged: the step ran and differs from its recording (reason
+	// exit_code or output).
 	StatusDiverged Status = "diverged"
-	StatusFailed   Status = "failed"
+	// StatusFailed: the step could not run to completion (reason
+	// action_failed, timeout, session_lost or infra).
+	StatusFailed Status = "failed"
 )
 
 // StepResult is what one replayed step did.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -116,36 +117,36 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 	res.ExitCode, res.TimedOut, res.Truncated = out.exitCode, out.timedOut, out.truncated
 	res.OutputBytes, res.SessionRestarted = out.bytes, out.restarted
 	res.Output = excerpt(out.output, run.r.excerpt)
-	fail := func(reason Reason, expected, got string, err error) (StepResult, *StepError) {
+	fail := func(why reason.Reason, expected, got string, err error) (StepResult, *StepError) {
 		res.Status = StatusFailed
-		if reason == ReasonExitCode || reason == ReasonOutput {
+		if why.IsDivergence() {
 			res.Status = StatusDiverged
 		}
-		return res, &StepError{Index: i, Action: s.Action, Summary: res.Summary, Reason: reason,
+		return res, &StepError{Index: i, Action: s.Action, Summary: res.Summary, Reason: why,
 			Expected: expected, Got: got, Output: res.Output, Err: err}
 	}
 	if err != nil {
 		return fail(reasonOf(err), "", "", err)
 	}
 	if out.timedOut {
-		return fail(ReasonTimeout, "completion within "+out.timeout.String(), "timeout", nil)
+		return fail(reason.Timeout, "completion within "+out.timeout.String(), "timeout", nil)
 	}
 	if s.Observation != nil {
 		if want, ok := expectedCode(s); ok {
 			res.Expected = &want
 			if want != out.exitCode {
-				return fail(ReasonExitCode, fmt.Sprint(want), fmt.Sprint(out.exitCode), nil)
+				return fail(reason.ExitCode, fmt.Sprint(want), fmt.Sprint(out.exitCode), nil)
 			}
 		}
 		policy := run.policy(s)
 		if out.hasOutput && !Equal(policy, s.Observation.Output, out.output) {
-			return fail(ReasonOutput, quoteExcerpt(s.Observation.Output), quoteExcerpt(out.output), nil)
+			return fail(reason.Output, quoteExcerpt(s.Observation.Output), quoteExcerpt(out.output), nil)
 		}
 	} else if s.Action == trajectory.KindHTTP && out.exitCode >= 400 {
-		return fail(ReasonExitCode, "a 2xx or 3xx status", fmt.Sprint(out.exitCode), nil)
+		return fail(reason.ExitCode, "a 2xx or 3xx status", fmt.Sprint(out.exitCode), nil)
 	}
 	if err := run.capture(s, out); err != nil {
-		return fail(ReasonAction, "", "", err)
+		return fail(reason.Action, "", "", err)
 	}
 	res.Status = StatusOK
 	return res, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -89,7 +90,7 @@ func (r *Resetter) Release(sb sandbox.Sandbox) {
 // sandbox. A divergence or an invalid checkpoint is not.
 func Retryable(err error) bool {
 	var se *replayer.StepError
-	if errors.As(err, &se) && se.Reason != replayer.ReasonInfra {
+	if errors.As(err, &se) && !reason.IsInfra(err) {
 		return false
 	}
 	return errors.Is(err, sandbox.ErrSandboxGone) || errors.Is(err, sandbox.ErrUnavailable) ||

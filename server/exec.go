@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -34,10 +35,10 @@ func (s *Server) exec(ctx context.Context, ep *episode, st trajectory.Step) (Obs
 		return obs, nil
 	}
 	var se *replayer.StepError
-	if !errors.As(err, &se) || se.Reason == replayer.ReasonInfra {
+	if !errors.As(err, &se) || se.Reason == reason.Infra {
 		return obs, errors.Join(errInfra, err)
 	}
-	if se.Reason == replayer.ReasonAction {
+	if se.Reason == reason.Action {
 		obs.Error = se.Error()
 		if se.Err != nil {
 			obs.Error = se.Err.Error()

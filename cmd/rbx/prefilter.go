@@ -45,7 +45,8 @@ func newPrefilterCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 *.yml or *.json, trajectories *.json with "steps" and *.jsonl) end to end, --repeats
 times, each in a fresh sandbox, runs the task's verifier after each replay, and keeps a
 trajectory only if every repeat passes. Rejections name a reason: parse_error,
-image_missing, step_failed, diverged, verify_failed, timeout, flaky or infra_error.
+image_missing, exit_code, output, action_failed, verify_failed, timeout, flaky,
+session_lost or infra (docs/reasons.md).
 
 The kept set is written with --out as native files (each task copied with its files, so
 the directory is itself a valid prefilter input); --report writes the JSON report, also

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
@@ -65,7 +66,7 @@ func exitCode(ctx context.Context, err error) int {
 		return exitInterrupted
 	case errors.Is(err, errUsage), errors.Is(err, replayer.ErrCheckpoint):
 		return exitUsage
-	case errors.As(err, &step) && step.Reason != replayer.ReasonInfra:
+	case errors.As(err, &step) && !reason.IsInfra(err):
 		return exitDiverged
 	case errors.Is(err, errVerifyFailed):
 		return exitVerifyFail
