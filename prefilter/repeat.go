@@ -23,7 +23,8 @@ func (r *runner) runRepeat(ctx context.Context, res *reset.Resetter, it *Item) (
 	start := time.Now()
 	defer func() { out.Duration = time.Since(start) }()
 	traj := whole(it.Traj)
-	sb, rep, err := res.Reset(ctx, it.Task, traj, traj.Len())
+	ep, err := res.Reset(ctx, it.Task, traj, traj.Len())
+	sb, rep := ep.Sandbox, ep.Report
 	if rep != nil {
 		for _, s := range rep.Steps {
 			out.steps = append(out.steps, stepRun{dur: s.Duration, output: s.Output})

@@ -23,6 +23,7 @@ type Run struct {
 	vars     map[string]string
 	services map[string]string
 	next     int
+	live     int // actions run by Do
 }
 
 // Start begins a replay of traj (a trajectory of tk) into sb at step 0.
@@ -110,13 +111,7 @@ func CheckCheckpoint(traj *trajectory.Trajectory, k int) error {
 // step executes step i and checks it against its recording.
 func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 	s := run.traj.Steps[i]
-	res := StepResult{Index: i, Action: s.Action, Summary: Summary(s)}
-	start := time.Now()
-	out, err := run.exec(ctx, s)
-	res.Duration = time.Since(start)
-	res.ExitCode, res.TimedOut, res.Truncated = out.exitCode, out.timedOut, out.truncated
-	res.OutputBytes, res.SessionRestarted = out.bytes, out.restarted
-	res.Output = excerpt(out.output, run.r.excerpt)
+	res, out, err := run.run(ctx, i, s)
 	fail := func(why reason.Reason, expected, got string, err error) (StepResult, *StepError) {
 		res.Status = StatusFailed
 		if why.IsDivergence() {
@@ -138,8 +133,7 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 				return fail(reason.ExitCode, fmt.Sprint(want), fmt.Sprint(out.exitCode), nil)
 			}
 		}
-		policy := run.policy(s)
-		if out.hasOutput && !Equal(policy, s.Observation.Output, out.output) {
+		if out.hasOutput && !Equal(run.comparison(s), s.Observation.Output, out.output) {
 			return fail(reason.Output, quoteExcerpt(s.Observation.Output), quoteExcerpt(out.output), nil)
 		}
 	} else if s.Action == trajectory.KindHTTP && out.exitCode >= 400 {
@@ -152,13 +146,25 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 	return res, nil
 }
 
-// policy is the comparison for step s: volatile steps never compare output.
-func (run *Run) policy(s trajectory.Step) Policy {
+// run executes step s as step i and describes what it did.
+func (run *Run) run(ctx context.Context, i int, s trajectory.Step) (StepResult, outcome, error) {
+	res := StepResult{Index: i, Action: s.Action, Summary: Summary(s)}
+	start := time.Now()
+	out, err := run.exec(ctx, s)
+	res.Duration = time.Since(start)
+	res.ExitCode, res.TimedOut, res.Truncated = out.exitCode, out.timedOut, out.truncated
+	res.OutputBytes, res.SessionRestarted = out.bytes, out.restarted
+	res.Output = excerpt(out.output, run.r.excerpt)
+	return res, out, err
+}
+
+// comparison is the one for step s: volatile steps never compare output.
+func (run *Run) comparison(s trajectory.Step) Comparison {
 	if s.Volatile {
-		return PolicyIgnore
+		return CompareIgnore
 	}
 	if s.Compare != "" {
-		return Policy(s.Compare)
+		return Comparison(s.Compare)
 	}
 	return run.r.compare
 }

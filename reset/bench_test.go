@@ -91,7 +91,8 @@ func warmResets(b *testing.B, rt *docker.Runtime, k, n int) dist {
 	for i := 0; i < n; i++ {
 		waitIdle(b, r, 1)
 		start := time.Now()
-		sb, _, err := r.Reset(context.Background(), tk, traj, k)
+		ep, err := r.Reset(context.Background(), tk, traj, k)
+		sb := ep.Sandbox
 		require.NoError(b, err)
 		d = append(d, time.Since(start))
 		r.Release(sb)
@@ -198,7 +199,8 @@ func throughput(b *testing.B, rt *docker.Runtime, k, c, n int) float64 {
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		g.Go(func() error {
-			sb, _, err := r.Reset(context.Background(), tk, traj, k)
+			ep, err := r.Reset(context.Background(), tk, traj, k)
+			sb := ep.Sandbox
 			if err != nil {
 				return err
 			}

@@ -14,7 +14,6 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/replayer"
@@ -149,12 +148,4 @@ func (r *Resetter) Close(ctx context.Context) error {
 		errs = append(errs, p.Close(ctx))
 	}
 	return errors.Join(errs...)
-}
-
-// timeout bounds a reset by the task's episode timeout.
-func timeout(tk *task.Task) time.Duration {
-	if d := tk.EpisodeTimeout(); d > 0 {
-		return d
-	}
-	return 30 * time.Minute
 }

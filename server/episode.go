@@ -54,16 +54,17 @@ type record struct {
 	Parent string `json:"parent,omitempty"`
 	ForkT  int    `json:"fork_t,omitempty"`
 	// Purpose is why the curriculum chose k (rollback, probe, learn, ...).
-	Purpose string    `json:"purpose,omitempty"`
-	State   string    `json:"state"`
-	Actions []Action  `json:"actions"`
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
-	Outcome *Outcome  `json:"outcome,omitempty"`
+	Purpose string      `json:"purpose,omitempty"`
+	State   string      `json:"state"`
+	Actions []Action    `json:"actions"`
+	Created time.Time   `json:"created"`
+	Updated time.Time   `json:"updated"`
+	Outcome *Evaluation `json:"outcome,omitempty"`
 }
 
-// Outcome is an evaluated episode's result as stored.
-type Outcome struct {
+// Evaluation is an evaluated episode's result as stored (the curriculum's
+// curriculum.Outcome is what it learns from one: task, k, success).
+type Evaluation struct {
 	Success         bool    `json:"success"`
 	Reward          float64 `json:"reward"`
 	InterventionShr float64 `json:"intervened_share"`
@@ -77,9 +78,8 @@ type episode struct {
 	rec     record
 	entry   *Entry
 	sb      sandbox.Sandbox
-	run     *replayer.Run
-	traj    *trajectory.Trajectory // reference prefix [0, k), then the policy's steps
-	observe bool                   // the outcome goes to the curriculum
+	run     *replayer.Run // the reset's replay, continued with the policy's actions
+	observe bool          // the outcome goes to the curriculum
 	used    time.Time
 	holds   atomic.Bool // sb is set: read without the lock by metrics
 }

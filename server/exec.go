@@ -18,36 +18,30 @@ var errInfra = errors.New("sandbox failure")
 // service not declared) is an observation, not an error; only a sandbox
 // failure is. Callers hold ep.mu.
 func (s *Server) exec(ctx context.Context, ep *episode, st trajectory.Step) (Observation, error) {
-	st.Observation = nil // policy steps are never compared
-	ep.traj.Steps = append(ep.traj.Steps, st)
-	next := len(ep.traj.Steps)
-	rep, err := ep.run.To(ctx, next)
-	var obs Observation
-	if len(rep.Steps) > 0 {
-		r := rep.Steps[len(rep.Steps)-1]
-		obs = Observation{Output: r.Output, ExitCode: r.ExitCode, Truncated: r.Truncated || int64(len(r.Output)) < r.OutputBytes,
-			OutputBytes: r.OutputBytes, TimedOut: r.TimedOut, DurationMS: ms(r.Duration)}
-		if st.Action == trajectory.KindHTTP {
-			obs.Status = r.ExitCode
-		}
+	r, err := ep.run.Do(ctx, st)
+	obs := Observation{Output: r.Output, ExitCode: r.ExitCode, Truncated: r.Truncated || int64(len(r.Output)) < r.OutputBytes,
+		OutputBytes: r.OutputBytes, TimedOut: r.TimedOut, DurationMS: ms(r.Duration)}
+	if st.Action == trajectory.KindHTTP {
+		obs.Status = r.ExitCode
 	}
-	if err == nil {
-		return obs, nil
-	}
-	var se *replayer.StepError
-	if !errors.As(err, &se) || se.Reason == reason.Infra {
+	if reason.IsInfra(err) {
 		return obs, errors.Join(errInfra, err)
 	}
-	if se.Reason == reason.Action {
-		obs.Error = se.Error()
-		if se.Err != nil {
-			obs.Error = se.Err.Error()
-		}
+	if err != nil {
+		obs.Error = actionError(err)
 		if obs.ExitCode == 0 {
 			obs.ExitCode = 1
 		}
 	}
-	// The run stopped at the failed step; continue after it.
-	ep.run = s.rp.Resume(ep.sb, ep.entry.Task, ep.traj, next, ep.run.Vars())
 	return obs, nil
+}
+
+// actionError is what the agent is told about an action that could not be
+// carried out: the cause, without the step's position.
+func actionError(err error) string {
+	var se *replayer.StepError
+	if errors.As(err, &se) && se.Err != nil {
+		return se.Err.Error()
+	}
+	return err.Error()
 }

@@ -49,10 +49,7 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 		return nil, apiErr(http.StatusBadRequest, CodeBadCheckpoint, "t: expected 0 ≤ t ≤ %d (k = %d plus %d actions)", max, rec.K, len(rec.Actions)).with("max", max)
 	}
 	t := *req.T
-	base := min(t, rec.K)
-	if !e.Ref.ValidCheckpoint(base) {
-		return nil, apiErr(http.StatusBadRequest, CodeBadCheckpoint, "t = %d: step %d of the reference forbids stopping after it", t, t-1)
-	}
+	base := min(t, rec.K) // reset checks that it is a checkpoint
 	ep, info, aerr := s.open(r.Context(), e, base)
 	if aerr != nil {
 		return nil, aerr

@@ -57,7 +57,7 @@ With --keep the sandbox is left running and rbx prints how to enter it.`,
 	f.BoolVar(&o.keep, "keep", false, "leave the sandbox running and print how to enter it")
 	f.BoolVar(&o.verify, "verify", false, "run the task's verifier after the replay")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
-	f.StringVar(&o.compare, "compare", string(replayer.PolicyNormalized), "output comparison: exact, normalized or ignore")
+	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "output comparison: exact, normalized or ignore")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	o.rt.register(cmd)
 	return cmd
@@ -94,7 +94,7 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 		return fmt.Errorf("%s: --to: %w", o.trajectory, err)
 	}
 	tbl := newStepTable(s.Out, o.output == "table")
-	rp, err := replayer.New(replayer.WithCompare(replayer.Policy(o.compare)), replayer.WithServices(services),
+	rp, err := replayer.New(replayer.WithCompare(replayer.Comparison(o.compare)), replayer.WithServices(services),
 		replayer.WithLogger(log), replayer.WithStepHook(tbl.row))
 	if err != nil {
 		return fmt.Errorf("%w: --compare: %w", errUsage, err)
