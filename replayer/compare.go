@@ -25,7 +25,9 @@ const (
 )
 
 // Valid reports whether p is a known comparison.
-func (p Comparison) Valid() bool { return p == CompareExact || p == CompareNormalized || p == CompareIgnore }
+func (p Comparison) Valid() bool {
+	return p == CompareExact || p == CompareNormalized || p == CompareIgnore
+}
 
 // Equal compares recorded and live output under p.
 func Equal(p Comparison, recorded, live string) bool {
