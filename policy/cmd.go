@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/trajectory"
 	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
@@ -59,7 +60,7 @@ func (c Cmd) Start(ctx context.Context, ep Episode) (Agent, error) {
 	a := &cmdAgent{p: p, in: in, lines: make(chan string), done: make(chan struct{}), stop: make(chan struct{})}
 	go a.read(out)
 	hello := map[string]any{"type": "episode", "task": ep.Task.ID, "instruction": ep.Task.Instruction,
-		"trajectory": ep.Trajectory.ID, "k": ep.K, "steps_total": ep.Trajectory.Len(), "workdir": ep.Task.SandboxSpec().Workdir}
+		"trajectory": ep.Trajectory.ID, "k": ep.K, "steps_total": ep.Trajectory.Len(), "workdir": provision.Spec(ep.Task).Workdir}
 	if err := a.send(hello); err != nil {
 		return nil, errors.Join(err, a.Close())
 	}

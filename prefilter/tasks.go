@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -197,7 +198,7 @@ func (r *runner) checkImages(ctx context.Context, pending []int) error {
 
 // probe is the default image check: create one sandbox and remove it.
 func (r *runner) probe(ctx context.Context, tk *task.Task) error {
-	sb, err := r.rt.Create(ctx, tk.SandboxSpec())
+	sb, err := r.rt.Create(ctx, provision.Spec(tk))
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -121,7 +122,7 @@ func coldResets(b *testing.B, rt *docker.Runtime, k, n int) dist {
 	var d dist
 	for i := 0; i < n; i++ {
 		start := time.Now()
-		sb, err := rt.Create(context.Background(), tk.SandboxSpec())
+		sb, err := rt.Create(context.Background(), provision.Spec(tk))
 		require.NoError(b, err)
 		_, err = rp.Replay(context.Background(), sb, tk, traj, k)
 		require.NoError(b, err)

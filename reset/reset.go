@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -82,7 +83,7 @@ func Key(tk *task.Task) string {
 		Spec  sandbox.Spec
 		Files map[string]string
 		Dir   string
-	}{tk.SandboxSpec(), tk.Files, tk.Dir})
+	}{provision.Spec(tk), tk.Files, tk.Dir})
 	h := sha256.Sum256(b)
 	return tk.ID + "-" + hex.EncodeToString(h[:6])
 }
@@ -104,8 +105,8 @@ func (r *Resetter) poolFor(tk *task.Task) (*pool.Pool, error) {
 	if p, ok := r.pools[key]; ok {
 		return p, nil
 	}
-	tmpl := pool.Template{Key: key, Spec: tk.SandboxSpec(),
-		Prepare: func(ctx context.Context, sb sandbox.Sandbox) error { return replayer.Prepare(ctx, sb, tk) }}
+	tmpl := pool.Template{Key: key, Spec: provision.Spec(tk),
+		Prepare: func(ctx context.Context, sb sandbox.Sandbox) error { return provision.Prepare(ctx, sb, tk) }}
 	p, err := pool.New(r.rt, tmpl, append([]pool.Option{pool.WithLogger(r.cfg.log)}, r.cfg.poolOpts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("pool for task %q: %w", tk.ID, err)

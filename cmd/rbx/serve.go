@@ -18,6 +18,7 @@ import (
 	"github.com/rbx-sandbox/rbx/curriculum/store"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -293,7 +294,7 @@ func serveImages(entries []server.Entry) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, e := range entries {
-		if img := e.Task.SandboxSpec().Image; !seen[img] {
+		if img := provision.Spec(e.Task).Image; !seen[img] {
 			seen[img] = true
 			out = append(out, img)
 		}

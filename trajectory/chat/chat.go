@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -18,7 +19,7 @@ func Head(tk *task.Task, tr *trajectory.Trajectory) ([]json.RawMessage, error) {
 	if len(tr.Messages) > 0 {
 		return append([]json.RawMessage(nil), tr.Messages...), nil
 	}
-	sys := fmt.Sprintf("You are an agent working in a sandbox (workdir %s). Use the tools to complete the task.", tk.SandboxSpec().Workdir)
+	sys := fmt.Sprintf("You are an agent working in a sandbox (workdir %s). Use the tools to complete the task.", provision.Spec(tk).Workdir)
 	return marshalAll(message{Role: "system", Content: &sys}, message{Role: "user", Content: &tk.Instruction})
 }
 
