@@ -74,7 +74,19 @@ type cmdAgent struct {
 	done  chan struct{} // closed when stdout ends
 	stop  chan struct{} // closed by Close: the reader stops handing lines over
 	line  int
+	sent  int // observations sent: the next one's step
 	once  sync.Once
+}
+
+// observationLine is an observation on the program's stdin. Its shape is
+// the protocol's: output and exit_code are always present.
+type observationLine struct {
+	Type     string `json:"type"`
+	Step     int    `json:"step"` // counts the actions of the episode, from 0
+	Output   string `json:"output"`
+	ExitCode int    `json:"exit_code"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 func (a *cmdAgent) read(out io.Reader) {
@@ -101,12 +113,14 @@ func (a *cmdAgent) send(v any) error {
 	return nil
 }
 
-func (a *cmdAgent) Act(ctx context.Context, obs *Observation) (trajectory.Step, bool, error) {
+func (a *cmdAgent) Act(ctx context.Context, obs *trajectory.Observation) (trajectory.Step, bool, error) {
 	if obs != nil {
-		if err := a.send(struct {
-			Type string `json:"type"`
-			*Observation
-		}{"observation", obs}); err != nil {
+		line := observationLine{Type: "observation", Step: a.sent, Output: obs.Output, TimedOut: obs.TimedOut, Error: obs.Error}
+		if obs.ExitCode != nil {
+			line.ExitCode = *obs.ExitCode
+		}
+		a.sent++
+		if err := a.send(line); err != nil {
 			return trajectory.Step{}, false, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/chat"
 	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
@@ -43,9 +44,9 @@ type chatMessage struct {
 // nudge answers a reply without a tool call.
 const nudge = "No tool call in your reply. Use the tools to act, and call submit when the task is done."
 
-func (a *chatAgent) Act(ctx context.Context, obs *Observation) (trajectory.Step, bool, error) {
+func (a *chatAgent) Act(ctx context.Context, obs *trajectory.Observation) (trajectory.Step, bool, error) {
 	if a.waiting != "" && obs != nil {
-		a.add(chatMessage{Role: "tool", ToolCallID: a.waiting, Content: ptr(obs.Text())})
+		a.add(chatMessage{Role: "tool", ToolCallID: a.waiting, Content: ptr(chat.ObservationText(*obs))})
 	}
 	a.waiting = ""
 	for a.steps < a.cfg.maxSteps {

@@ -128,7 +128,7 @@ func TestCmdPolicy(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, done)
 	assert.Equal(t, "echo hi", s.Command)
-	_, done, err = a.Act(ctx, &policy.Observation{Output: "hi\n"})
+	_, done, err = a.Act(ctx, &trajectory.Observation{Output: "hi\n"})
 	require.NoError(t, err)
 	assert.True(t, done, "the malformed line is answered with an error, then submit")
 	require.NoError(t, a.Close(), "Close kills a program that does not exit")

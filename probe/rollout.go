@@ -62,7 +62,7 @@ func (p *Prober) act(ctx context.Context, agent policy.Agent, ep *reset.Episode,
 	}
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var obs *policy.Observation
+	var obs *trajectory.Observation
 	for steps := 0; steps < limit; steps++ {
 		action, done, err := agent.Act(ectx, obs)
 		if expired(ctx, ectx, err) {

@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"context"
+	"errors"
 
 	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/trajectory"
@@ -36,4 +37,26 @@ func (run *Run) Do(ctx context.Context, s trajectory.Step) (StepResult, error) {
 		return res, &StepError{Index: i, Action: s.Action, Summary: res.Summary, Reason: why, Output: res.Output, Err: err}
 	}
 	return res, nil
+}
+
+// Observe turns what Do returned into what an agent reads: the action's
+// observation, with Error set (and a zero exit code made 1) when the
+// action could not be carried out. Only an infrastructure failure
+// (reason.IsInfra) is returned as an error, with the partial observation.
+func Observe(res StepResult, err error) (trajectory.Observation, error) {
+	obs := res.Observation()
+	if err == nil {
+		return obs, nil
+	}
+	if reason.IsInfra(err) {
+		return obs, err
+	}
+	obs.Error = err.Error()
+	if se, ok := errors.AsType[*StepError](err); ok && se.Err != nil {
+		obs.Error = se.Err.Error()
+	}
+	if *obs.ExitCode == 0 {
+		*obs.ExitCode = 1
+	}
+	return obs, nil
 }

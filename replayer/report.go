@@ -21,6 +21,19 @@ const (
 	StatusFailed Status = "failed"
 )
 
+// Observation returns what the step did as an observation: the output
+// excerpt, the exit code (an http step's status, also as Status), and the
+// live-only fields.
+func (r StepResult) Observation() trajectory.Observation {
+	code := r.ExitCode
+	o := trajectory.Observation{Output: r.Output, ExitCode: &code, Truncated: r.Truncated || int64(len(r.Output)) < r.OutputBytes,
+		OutputBytes: r.OutputBytes, TimedOut: r.TimedOut, DurationMS: float64(r.Duration.Microseconds()) / 1000}
+	if r.Action == trajectory.KindHTTP {
+		o.Status = r.ExitCode
+	}
+	return o
+}
+
 // StepResult is what one replayed step did.
 type StepResult struct {
 	Index    int             `json:"step"`

@@ -25,24 +25,12 @@ const (
 // Action is one policy action of an episode (after the reference prefix)
 // with its live observation.
 type Action struct {
-	Step        trajectory.Step `json:"step"`
-	Observation Observation     `json:"observation"`
-	Intervened  bool            `json:"intervened,omitempty"`
-	Tokens      int             `json:"tokens,omitempty"`
+	Step        trajectory.Step        `json:"step"`
+	Observation trajectory.Observation `json:"observation"`
+	Intervened  bool                   `json:"intervened,omitempty"`
+	Tokens      int                    `json:"tokens,omitempty"`
 	// Inherited actions were replayed from the parent by a fork.
 	Inherited bool `json:"inherited,omitempty"`
-}
-
-// Observation is what one executed tool call produced.
-type Observation struct {
-	Output      string  `json:"output"`
-	ExitCode    int     `json:"exit_code"`
-	Status      int     `json:"status,omitempty"` // HTTP status of an http call
-	Truncated   bool    `json:"truncated"`
-	OutputBytes int64   `json:"output_bytes"`
-	TimedOut    bool    `json:"timed_out,omitempty"`
-	Error       string  `json:"error,omitempty"` // the action itself failed (no such file, ...)
-	DurationMS  float64 `json:"duration_ms"`
 }
 
 // record is what outlives an episode's sandbox: enough to export or fork it.

@@ -22,7 +22,7 @@ func prefixMessages(e *Entry, rep *replayer.Report, k int) ([]json.RawMessage, e
 		live := ""
 		if rep != nil && i-rep.From >= 0 && i-rep.From < len(rep.Steps) {
 			r := rep.Steps[i-rep.From]
-			live = chat.ObservationText(st.Action, r.Output, r.ExitCode)
+			live = chat.ObservationText(r.Observation())
 		}
 		m, err := chat.LiveMessages(st, i, live)
 		if err != nil {
@@ -38,30 +38,13 @@ func prefixMessages(e *Entry, rep *replayer.Report, k int) ([]json.RawMessage, e
 func actionMessages(actions []Action, k int) ([]json.RawMessage, error) {
 	var msgs []json.RawMessage
 	for j, a := range actions {
-		m, err := chat.LiveMessages(a.Step, k+j, observationText(a))
+		m, err := chat.LiveMessages(a.Step, k+j, chat.ObservationText(a.Observation))
 		if err != nil {
 			return nil, fmt.Errorf("action %d: %w", k+j, err)
 		}
 		msgs = append(msgs, m...)
 	}
 	return msgs, nil
-}
-
-// observationText is what the policy reads as the tool result.
-func observationText(a Action) string {
-	o := a.Observation
-	code := o.ExitCode
-	if o.Status != 0 {
-		code = o.Status
-	}
-	text := chat.ObservationText(a.Step.Action, o.Output, code)
-	if o.TimedOut {
-		text += "\n[timed out]"
-	}
-	if o.Error != "" {
-		text += "\n[error: " + o.Error + "]"
-	}
-	return text
 }
 
 // toolMessage is the OpenAI tool message answering call id.

@@ -7,6 +7,7 @@ package chat
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/task"
@@ -90,17 +91,24 @@ func LiveMessages(s trajectory.Step, i int, live string) ([]json.RawMessage, err
 	return out, nil
 }
 
-// ObservationText formats a tool result: the HTTP status line of an http
-// step, the output, and a non-zero exit code of any other step. code is the
-// HTTP status of an http step, else the exit code.
-func ObservationText(kind trajectory.Kind, output string, code int) string {
-	out := ""
-	if kind == trajectory.KindHTTP && code != 0 {
-		out = fmt.Sprintf("HTTP %d\n", code)
+// ObservationText formats an observation as the tool result a model
+// reads: the HTTP status line of an http step, the output, then a
+// non-zero exit code of any other step, a timeout and why the action could
+// not be carried out.
+func ObservationText(o trajectory.Observation) string {
+	var b strings.Builder
+	if o.Status != 0 {
+		fmt.Fprintf(&b, "HTTP %d\n", o.Status)
 	}
-	out += output
-	if kind != trajectory.KindHTTP && code != 0 {
-		out += fmt.Sprintf("\n[exit code %d]", code)
+	b.WriteString(o.Output)
+	if o.Status == 0 && o.ExitCode != nil && *o.ExitCode != 0 {
+		fmt.Fprintf(&b, "\n[exit code %d]", *o.ExitCode)
 	}
-	return out
+	if o.TimedOut {
+		b.WriteString("\n[timed out]")
+	}
+	if o.Error != "" {
+		fmt.Fprintf(&b, "\n[error: %s]", o.Error)
+	}
+	return b.String()
 }

@@ -39,11 +39,7 @@ func synthesise(s trajectory.Step, i int) (message, message, error) {
 		Function: functionCall{Name: string(s.Action), Arguments: string(args)}}}}
 	out := ""
 	if o := s.Observation; o != nil {
-		code := o.Status
-		if s.Action != trajectory.KindHTTP && o.ExitCode != nil {
-			code = *o.ExitCode
-		}
-		out = ObservationText(s.Action, o.Output, code)
+		out = ObservationText(*o.Recorded())
 	}
 	return call, message{Role: "tool", Content: &out, ToolCallID: id}, nil
 }
