@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/chat"
 	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
@@ -58,7 +59,7 @@ func atifStep(i int, s trajectory.Step) (ATIFStep, error) {
 	if err != nil {
 		return st, err
 	}
-	id := fmt.Sprintf("call_%d", i)
+	id := chat.CallID(i)
 	st.ToolCalls = []ATIFToolCall{{ToolCallID: id, FunctionName: string(s.Action), Arguments: args}}
 	if o := s.Observation; o != nil {
 		x.ExitCode, x.Status, x.HasOutput = o.ExitCode, o.Status, true
@@ -101,21 +102,16 @@ func ExportOpenAI(t *trajectory.Trajectory) (*OpenAIChat, error) {
 			c.Messages = append(c.Messages, mustJSON(map[string]any{"role": "assistant", "content": s.Note}))
 			continue
 		}
-		args, err := tools.Arguments(s)
+		id, content := chat.CallID(i), assistantText(s.Messages)
+		call, err := chat.Call(s, id, &content)
 		if err != nil {
 			return nil, fmt.Errorf("export step %d to OpenAI: %w", i, err)
 		}
-		id := fmt.Sprintf("call_%d", i)
-		c.Messages = append(c.Messages, mustJSON(map[string]any{
-			"role": "assistant", "content": assistantText(s.Messages),
-			"tool_calls": []any{map[string]any{"id": id, "type": "function",
-				"function": map[string]any{"name": string(s.Action), "arguments": string(args)}}},
-		}))
 		out := ""
 		if s.Observation != nil {
 			out = s.Observation.Output
 		}
-		c.Messages = append(c.Messages, mustJSON(map[string]any{"role": "tool", "tool_call_id": id, "content": out}))
+		c.Messages = append(c.Messages, call, chat.Result(id, out))
 	}
 	return c, nil
 }

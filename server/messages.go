@@ -46,9 +46,3 @@ func actionMessages(actions []Action, k int) ([]json.RawMessage, error) {
 	}
 	return msgs, nil
 }
-
-// toolMessage is the OpenAI tool message answering call id.
-func toolMessage(id, content string) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"role": "tool", "tool_call_id": id, "content": content})
-	return b
-}

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
@@ -86,11 +85,11 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 	ep.rec.Actions = append(ep.rec.Actions, a)
 	callID := req.ToolCall.ID
 	if callID == "" {
-		callID = fmt.Sprintf("call_%d", ep.rec.K+len(ep.rec.Actions)-1)
+		callID = chat.CallID(ep.rec.K + len(ep.rec.Actions) - 1)
 	}
 	iv, n, _, _ := interventions(ep.rec.Actions)
 	return StepResponse{Episode: id, Step: ep.rec.K + len(ep.rec.Actions) - 1, Observation: obs,
-		Message: toolMessage(callID, chat.ObservationText(a.Observation)), Truncated: n >= s.cfg.maxSteps,
+		Message: chat.Result(callID, chat.ObservationText(a.Observation)), Truncated: n >= s.cfg.maxSteps,
 		Info: StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv}}, nil
 }
 

@@ -27,16 +27,42 @@ type functionCall struct {
 	Arguments string `json:"arguments"` // JSON text, as OpenAI sends it
 }
 
+// CallID is the tool call id of step i in synthesised messages.
+func CallID(i int) string { return fmt.Sprintf("call_%d", i) }
+
+// Call returns the assistant message that takes step s as the tool call
+// id, with content (nil for none) beside it.
+func Call(s trajectory.Step, id string, content *string) (json.RawMessage, error) {
+	m, err := call(s, id, content)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// Result returns the tool message answering call id with content.
+func Result(id, content string) json.RawMessage {
+	b, _ := json.Marshal(message{Role: "tool", Content: &content, ToolCallID: id}) // strings only: cannot fail
+	return b
+}
+
+func call(s trajectory.Step, id string, content *string) (message, error) {
+	args, err := tools.Arguments(s)
+	if err != nil {
+		return message{}, err
+	}
+	return message{Role: "assistant", Content: content, ToolCalls: []toolCall{{ID: id, Type: "function",
+		Function: functionCall{Name: string(s.Action), Arguments: string(args)}}}}, nil
+}
+
 // synthesise builds the assistant tool call of a step and the tool result
 // carrying its recorded observation.
 func synthesise(s trajectory.Step, i int) (message, message, error) {
-	args, err := tools.Arguments(s)
+	id := CallID(i)
+	call, err := call(s, id, nil)
 	if err != nil {
 		return message{}, message{}, err
 	}
-	id := fmt.Sprintf("call_%d", i)
-	call := message{Role: "assistant", ToolCalls: []toolCall{{ID: id, Type: "function",
-		Function: functionCall{Name: string(s.Action), Arguments: string(args)}}}}
 	out := ""
 	if o := s.Observation; o != nil {
 		out = ObservationText(*o.Recorded())
