@@ -42,16 +42,6 @@ func (r *Replayer) Start(sb Sandbox, tk *task.Task, traj *trajectory.Trajectory)
 	return &Run{r: r, sb: sb, task: tk, traj: traj, vars: vars, services: services}
 }
 
-// Resume continues a replay of traj in sb from step next, with the variables
-// an earlier replay bound (Report.Vars), e.g. to play the reference suffix of
-// a sandbox that Reset handed out.
-func (r *Replayer) Resume(sb Sandbox, tk *task.Task, traj *trajectory.Trajectory, next int, vars map[string]string) *Run {
-	run := r.Start(sb, tk, traj)
-	maps.Copy(run.vars, vars)
-	run.next = next
-	return run
-}
-
 // Replay resets sb to checkpoint k: it replays steps [0, k). A divergence is
 // returned both in the report and as a *StepError.
 func (r *Replayer) Replay(ctx context.Context, sb Sandbox, tk *task.Task, traj *trajectory.Trajectory, k int) (*Report, error) {
