@@ -64,7 +64,7 @@ func decide(it *Item, outcomes []Repeat) Result {
 		}
 		switch {
 		case o.Passed:
-		case o.Reason == reason.Infra:
+		case o.Reason.IsInfra():
 			if firstInfra == nil {
 				firstInfra = o
 			}
@@ -80,7 +80,7 @@ func decide(it *Item, outcomes []Repeat) Result {
 		res.Status, res.Reason, res.Failure = StatusRejected, first.Reason, first.Failure
 		res.Detail = first.Failure.Message
 	case firstInfra != nil:
-		res.Status, res.Reason, res.Failure = StatusRejected, reason.Infra, firstInfra.Failure
+		res.Status, res.Reason, res.Failure = StatusRejected, firstInfra.Reason, firstInfra.Failure
 		res.Detail = firstInfra.Failure.Message
 	default:
 		res.Status = StatusKept

@@ -102,10 +102,10 @@ func (r *Resetter) Release(sb sandbox.Sandbox) {
 // died, the engine went away), so that the same reset may succeed on a fresh
 // sandbox. A divergence or an invalid checkpoint is not.
 func Retryable(err error) bool {
-	var se *replayer.StepError
-	if errors.As(err, &se) && !reason.IsInfra(err) {
+	if !reason.IsInfra(err) {
 		return false
 	}
+	_, stepFailed := reason.Of(err) // a step the sandbox failed under
 	return errors.Is(err, sandbox.ErrSandboxGone) || errors.Is(err, sandbox.ErrUnavailable) ||
-		errors.Is(err, sandbox.ErrNotFound) || se != nil
+		errors.Is(err, sandbox.ErrNotFound) || stepFailed
 }
