@@ -22,17 +22,18 @@ type config struct {
 }
 
 // Option configures Parse.
-type Option func(*config)
+type Option func(*config) error
 
 // WithVars checks {{vars.X}} references against vars, the variables bound
 // so far. Default: references are checked only for their form, for a
 // caller that does not know what the replay has bound.
 func WithVars(vars map[string]string) Option {
-	return func(c *config) {
+	return func(c *config) error {
 		c.vars = vars
 		if c.vars == nil {
 			c.vars = map[string]string{}
 		}
+		return nil
 	}
 }
 
@@ -42,7 +43,9 @@ func WithVars(vars map[string]string) Option {
 func Parse(name string, args []byte, opts ...Option) (trajectory.Step, error) {
 	var cfg config
 	for _, o := range opts {
-		o(&cfg)
+		if err := o(&cfg); err != nil {
+			return trajectory.Step{}, err
+		}
 	}
 	bad := func(format string, a ...any) (trajectory.Step, error) {
 		return trajectory.Step{}, fmt.Errorf("%w: %s: %s", ErrMalformed, name, fmt.Sprintf(format, a...))
