@@ -30,13 +30,13 @@ type Engine struct {
 	tasks map[string]*taskState
 }
 
-// taskState is one task's track and policy under its own lock.
+// taskState is one task's track and strategy state under its own lock.
 type taskState struct {
 	mu      sync.Mutex
 	info    TaskInfo
 	version int // the reference version, 1 until a Rebase
 	tr      *track
-	pol     policy
+	pol     strategyState
 }
 
 // New returns an empty engine.
@@ -82,7 +82,7 @@ func (e *Engine) register(ti TaskInfo, persist bool) error {
 		}
 	}
 	tr := newTrack(&e.cfg, ti)
-	e.tasks[ti.ID] = &taskState{info: ti, version: 1, tr: tr, pol: newPolicy(tr)}
+	e.tasks[ti.ID] = &taskState{info: ti, version: 1, tr: tr, pol: newStrategyState(tr)}
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/rbx-sandbox/rbx/reason"
 )
 
 // ReportVersion is the version of the report format written by WriteReport.
@@ -30,11 +32,11 @@ type Report struct {
 
 // Summary counts verdicts.
 type Summary struct {
-	Total     int            `json:"total"`
-	Kept      int            `json:"kept"`
-	Rejected  int            `json:"rejected"`
-	Undecided int            `json:"undecided"`
-	ByReason  map[Reason]int `json:"by_reason"`
+	Total     int                   `json:"total"`
+	Kept      int                   `json:"kept"`
+	Rejected  int                   `json:"rejected"`
+	Undecided int                   `json:"undecided"`
+	ByReason  map[reason.Reason]int `json:"by_reason"`
 	// Resumed counts results taken from an earlier report.
 	Resumed int `json:"resumed,omitempty"`
 }
@@ -54,9 +56,9 @@ type Result struct {
 	Task     string `json:"task,omitempty"`
 	TaskFile string `json:"task_file,omitempty"`
 	// T is the number of steps.
-	T      int    `json:"steps_total"`
-	Status Status `json:"status"`
-	Reason Reason `json:"reason,omitempty"`
+	T      int           `json:"steps_total"`
+	Status Status        `json:"status"`
+	Reason reason.Reason `json:"reason,omitempty"`
 	// Detail is a one-line human explanation of the verdict.
 	Detail string `json:"detail,omitempty"`
 	// Failure is the first failing repeat's failure.
@@ -80,9 +82,9 @@ type Result struct {
 
 // Repeat is one end-to-end replay and verification in a fresh sandbox.
 type Repeat struct {
-	Passed  bool     `json:"passed"`
-	Reason  Reason   `json:"reason,omitempty"`
-	Failure *Failure `json:"failure,omitempty"`
+	Passed  bool          `json:"passed"`
+	Reason  reason.Reason `json:"reason,omitempty"`
+	Failure *Failure      `json:"failure,omitempty"`
 	// Reached counts the steps that replayed successfully.
 	Reached  int           `json:"reached"`
 	Duration time.Duration `json:"duration_ns"`
@@ -118,15 +120,19 @@ type StepStat struct {
 	Runs   int           `json:"runs"`
 }
 
+// legacyInfra is what reports before the shared vocabulary (docs/reasons.md)
+// called reason.Infra; a resumed run judges such results again too.
+const legacyInfra reason.Reason = "infra_error"
+
 // Decided reports whether r is a verdict a resumed run may keep: kept, or
-// rejected for a reason that is the trajectory's (infra_error is not).
+// rejected for a reason that is the trajectory's (infra and session_lost are not).
 func (r Result) Decided() bool {
-	return r.Status == StatusKept || r.Status == StatusRejected && r.Reason != ReasonInfra
+	return r.Status == StatusKept || r.Status == StatusRejected && !r.Reason.IsInfra() && r.Reason != legacyInfra
 }
 
 // summarise fills rep.Summary from rep.Results.
 func (rep *Report) summarise() {
-	s := Summary{Total: len(rep.Results), ByReason: map[Reason]int{}}
+	s := Summary{Total: len(rep.Results), ByReason: map[reason.Reason]int{}}
 	for _, r := range rep.Results {
 		switch r.Status {
 		case StatusKept:

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
@@ -96,7 +97,7 @@ func (r *runner) prepare() []int {
 			continue
 		}
 		if it.Err != nil {
-			r.results[i] = rejected(it, ReasonParse, &Failure{Message: it.Err.Error()})
+			r.results[i] = rejected(it, reason.ParseError, &Failure{Message: it.Err.Error()})
 			continue
 		}
 		pending = append(pending, i)
@@ -155,7 +156,7 @@ func (r *runner) repeat(ctx context.Context, i, k int) error {
 	var out Repeat
 	var fatal error
 	if err != nil {
-		out = Repeat{Reason: ReasonInfra, Failure: &Failure{Message: err.Error()}}
+		out = Repeat{Reason: reason.Infra, Failure: &Failure{Message: err.Error()}}
 	} else {
 		out, fatal = r.runRepeat(ctx, res, r.items[i])
 	}

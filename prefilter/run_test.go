@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 	"github.com/rbx-sandbox/rbx/task"
@@ -43,7 +44,7 @@ func TestRunResume(t *testing.T) {
 	_, first, err := localRun(t, ctx, dir)
 	require.NoError(t, err)
 	require.Equal(t, []prefilter.Status{prefilter.StatusRejected, prefilter.StatusKept}, statuses(first))
-	assert.Equal(t, prefilter.ReasonVerifyFailed, first.Results[0].Reason)
+	assert.Equal(t, reason.VerifyFailed, first.Results[0].Reason)
 
 	reportPath := filepath.Join(t.TempDir(), "report.json")
 	require.NoError(t, prefilter.WriteReport(reportPath, first))
@@ -62,9 +63,9 @@ func TestRunResume(t *testing.T) {
 	assert.Equal(t, statuses(first), statuses(second))
 
 	// An edited trajectory has a new hash and is judged again; an
-	// infra_error verdict is never taken over.
+	// infra verdict is never taken over.
 	write(t, dir, "ok.json", `{"id": "ok", "task": "task.yaml", "steps": [{"action": "noop"}, {"action": "shell", "command": "touch done"}]}`)
-	prev.Results[0].Reason = prefilter.ReasonInfra
+	prev.Results[0].Reason = reason.Infra
 	_, third, err := localRun(t, ctx, dir, prefilter.WithPrevious(prev))
 	require.NoError(t, err)
 	assert.Equal(t, statuses(first), statuses(third))

@@ -9,30 +9,32 @@ import (
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// Policy is how recorded and live outputs are compared. Exit codes are
+// Comparison is how recorded and live outputs are compared. Exit codes are
 // always compared when recorded.
-type Policy string
+type Comparison string
 
-// Comparison policies.
+// Comparisons.
 const (
-	// PolicyExact requires byte-identical output.
-	PolicyExact Policy = "exact"
-	// PolicyNormalized compares after Normalize: line endings, ANSI colour,
+	// CompareExact requires byte-identical output.
+	CompareExact Comparison = "exact"
+	// CompareNormalized compares after Normalize: line endings, ANSI colour,
 	// trailing blanks, timestamps, durations and hex ids do not count.
-	PolicyNormalized Policy = "normalized"
-	// PolicyIgnore compares no output.
-	PolicyIgnore Policy = "ignore"
+	CompareNormalized Comparison = "normalized"
+	// CompareIgnore compares no output.
+	CompareIgnore Comparison = "ignore"
 )
 
-// Valid reports whether p is a known policy.
-func (p Policy) Valid() bool { return p == PolicyExact || p == PolicyNormalized || p == PolicyIgnore }
+// Valid reports whether p is a known comparison.
+func (p Comparison) Valid() bool {
+	return p == CompareExact || p == CompareNormalized || p == CompareIgnore
+}
 
 // Equal compares recorded and live output under p.
-func Equal(p Policy, recorded, live string) bool {
+func Equal(p Comparison, recorded, live string) bool {
 	switch p {
-	case PolicyIgnore:
+	case CompareIgnore:
 		return true
-	case PolicyExact:
+	case CompareExact:
 		return recorded == live
 	}
 	return Normalize(recorded) == Normalize(live)

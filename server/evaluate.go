@@ -17,7 +17,7 @@ type EvaluateResponse struct {
 	Reward   float64                `json:"reward"`
 	Success  bool                   `json:"success"`
 	Score    float64                `json:"score"`
-	Verifier VerifierResult         `json:"verifier"`
+	Verifier verifier.Result        `json:"verifier"`
 	Rubric   []verifier.RubricScore `json:"rubric"`
 	// Steps counts the policy's actions (a fork's inherited ones included).
 	Steps      int          `json:"steps"`
@@ -34,15 +34,6 @@ type EvaluateResponse struct {
 	// candidate reference (reference refresh is on, the episode succeeded
 	// on-policy with fewer actions than the reference's suffix).
 	ReferenceCandidate bool `json:"reference_candidate,omitempty"`
-}
-
-// VerifierResult is the verify command's result.
-type VerifierResult struct {
-	Passed     bool    `json:"passed"`
-	ExitCode   int     `json:"exit_code"`
-	TimedOut   bool    `json:"timed_out"`
-	Output     string  `json:"output"`
-	DurationMS float64 `json:"duration_ms"`
 }
 
 // Intervention is the shift filter's evidence.
@@ -70,7 +61,7 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	}
 	iv, n, ivTok, tok := interventions(ep.rec.Actions)
 	out := EvaluateResponse{Episode: ep.rec.ID, Task: ep.rec.Task, K: ep.rec.K, T: ep.rec.T, Success: res.Passed, Score: res.Score,
-		Verifier: VerifierResult{Passed: res.Passed, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Output: res.Output, DurationMS: ms(res.Duration)},
+		Verifier: *res,
 		Rubric:   res.Rubric, Steps: n, ReferenceVersion: ep.entry.version, Intervened: Intervention{Steps: iv, Tokens: ivTok}}
 	if out.Rubric == nil {
 		out.Rubric = []verifier.RubricScore{}
@@ -89,7 +80,7 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	if out.Observed, aerr = s.observe(ep, iv == 0 && ep.observe, res.Passed); aerr != nil {
 		return nil, aerr
 	}
-	oc := &Outcome{Success: res.Passed, Reward: out.Reward, InterventionShr: out.Intervened.Share, ShiftExceeded: out.ShiftExceeded}
+	oc := &Evaluation{Success: res.Passed, Reward: out.Reward, InterventionShr: out.Intervened.Share, ShiftExceeded: out.ShiftExceeded}
 	if err := s.finish(r.Context(), ep, StateEvaluated, oc); err != nil {
 		return nil, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
 	}

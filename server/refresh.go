@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rbx-sandbox/rbx/reason"
 )
 
 // Candidate results, in the order a candidate reaches them.
@@ -15,29 +17,24 @@ const (
 	CandidateRejected = "rejected" // see the event's reason
 )
 
-// Rejection reasons of a candidate besides the prefilter's own (diverged,
-// step_failed, verify_failed, timeout, flaky, infra_error, ...).
-const (
-	ReasonSuperseded  = "superseded"        // a shorter candidate of the task replaced it in the queue
-	ReasonStale       = "stale"             // the task's reference changed while it waited
-	ReasonInterrupted = "interrupted"       // the server shut down during the check
-	ReasonCheckFailed = "check_failed"      // the check itself failed (engine gone)
-	ReasonStore       = "store_failed"      // the new version could not be stored
-	ReasonCurriculum  = "curriculum_failed" // the curriculum could not be rebased
-)
+// A rejected candidate's reason is the prefilter's verdict (output,
+// exit_code, verify_failed, flaky, ...), reason.Superseded or
+// reason.Stale while it waits, reason.Interrupted when the server stops
+// during its check, or reason.Infra when the check, the store or the
+// curriculum failed (the detail says which).
 
 // CandidateEvent is one step of a candidate reference's life.
 type CandidateEvent struct {
-	Task    string    `json:"task"`
-	Episode string    `json:"episode"`
-	Parent  int       `json:"parent"` // the version the episode was reset on
-	K       int       `json:"k"`
-	T       int       `json:"t"` // the candidate's length
-	Result  string    `json:"result"`
-	Reason  string    `json:"reason,omitempty"`
-	Detail  string    `json:"detail,omitempty"`
-	Version int       `json:"version,omitempty"` // the version it became
-	At      time.Time `json:"at"`
+	Task    string        `json:"task"`
+	Episode string        `json:"episode"`
+	Parent  int           `json:"parent"` // the version the episode was reset on
+	K       int           `json:"k"`
+	T       int           `json:"t"` // the candidate's length
+	Result  string        `json:"result"`
+	Reason  reason.Reason `json:"reason,omitempty"`
+	Detail  string        `json:"detail,omitempty"`
+	Version int           `json:"version,omitempty"` // the version it became
+	At      time.Time     `json:"at"`
 }
 
 // refresher queues candidates for the background check: at most one per
@@ -69,12 +66,12 @@ func newRefresher(check candidateChecker, reg prometheus.Registerer) *refresher 
 }
 
 // note records an event of c.
-func (rf *refresher) note(c *candidate, result, reason, detail string, version int) CandidateEvent {
+func (rf *refresher) note(c *candidate, result string, why reason.Reason, detail string, version int) CandidateEvent {
 	ev := CandidateEvent{Task: c.task, Episode: c.episode, Parent: c.parent, K: c.k, T: c.traj.Len(),
-		Result: result, Reason: reason, Detail: detail, Version: version, At: time.Now().UTC()}
+		Result: result, Reason: why, Detail: detail, Version: version, At: time.Now().UTC()}
 	rf.results.WithLabelValues(c.task, result).Inc()
 	if result == CandidateRejected {
-		rf.reasons.WithLabelValues(c.task, reason).Inc()
+		rf.reasons.WithLabelValues(c.task, string(why)).Inc()
 	}
 	rf.mu.Lock()
 	defer rf.mu.Unlock()

@@ -8,16 +8,17 @@ import (
 
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// verdict is a candidate's re-verification result; reason and detail say
-// why it failed (prefilter's reason names: diverged, verify_failed, ...).
+// verdict is a candidate's re-verification result; why and detail say
+// why it failed (the prefilter's reason: output, verify_failed, ...).
 type verdict struct {
 	passed bool
-	reason string
+	why    reason.Reason
 	detail string
 }
 
@@ -54,7 +55,7 @@ func (c prefilterChecker) check(ctx context.Context, tk *task.Task, tr *trajecto
 	case prefilter.StatusKept:
 		return verdict{passed: true}, nil
 	case prefilter.StatusRejected:
-		return verdict{reason: string(res.Reason), detail: res.Detail}, nil
+		return verdict{why: res.Reason, detail: res.Detail}, nil
 	}
 	return verdict{}, fmt.Errorf("check candidate %s: %w", tr.ID, errors.New(res.Detail))
 }

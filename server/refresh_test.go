@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 	"github.com/rbx-sandbox/rbx/server"
 	"github.com/rbx-sandbox/rbx/task"
@@ -165,13 +166,13 @@ func TestReferenceRefresh(t *testing.T) {
 	h.step(bad.ID, shell("cat /proc/sys/kernel/random/uuid; echo done > out.txt"), false)
 	require.True(t, h.evaluate(bad.ID).ReferenceCandidate)
 	rej := h.waitCandidate("redundant", bad.ID, server.CandidateRejected)
-	assert.Equal(t, "diverged", rej.Reason, rej.Detail)
+	assert.Equal(t, reason.Output, rej.Reason, rej.Detail)
 	assert.Equal(t, 2, h.references("redundant").Current)
 
 	code, raw = h.call("GET", "/metrics", nil, nil)
 	require.Equal(t, http.StatusOK, code)
 	assert.Contains(t, string(raw), `rbx_serve_reference_candidates_total{result="adopted",task="redundant"} 1`)
-	assert.Contains(t, string(raw), `rbx_serve_reference_rejections_total{reason="diverged",task="redundant"} 1`)
+	assert.Contains(t, string(raw), `rbx_serve_reference_rejections_total{reason="output",task="redundant"} 1`)
 
 	// A restart on the same state serves version 2 (the curriculum, here
 	// a new one in memory, is rebased to it).

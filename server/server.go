@@ -26,7 +26,6 @@ type Server struct {
 	cfg     config
 	cat     catalog
 	rs      *reset.Resetter
-	rp      *replayer.Replayer
 	eng     *curriculum.Engine
 	refs    *references
 	rf      *refresher   // nil: reference refresh is off
@@ -45,9 +44,11 @@ type Server struct {
 	wg      sync.WaitGroup
 }
 
-// New registers every entry's task with the curriculum, warms its pool,
-// opens the journal (marking episodes a previous process left open as
-// lost) and starts the expiry loop. rs must replay with rp.
+// New opens the journal (marking episodes a previous process left open as
+// lost) and the reference versions stored in it, registers every entry's
+// task with the curriculum at its current version, warms its pool and
+// starts the expiry loop. Episodes continue the replay runs rs hands out;
+// rp replays candidate references when reference refresh is on.
 func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *curriculum.Engine, entries []Entry, opts ...Option) (*Server, error) {
 	cfg := defaults()
 	for _, o := range opts {
@@ -59,7 +60,7 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, cat: cat, refs: newReferences(cat), rs: rs, rp: rp, eng: eng, eps: map[string]*episode{},
+	s := &Server{cfg: cfg, cat: cat, refs: newReferences(cat), rs: rs, eng: eng, eps: map[string]*episode{},
 		hist: newHistory(256), started: time.Now(), stop: make(chan struct{})}
 	switch {
 	case cfg.db != nil:

@@ -100,12 +100,30 @@ type Range struct {
 	End   int `json:"end,omitempty"`
 }
 
-// Observation is a recorded result.
+// Observation is what an action produced: recorded in a trajectory
+// (output, exit code, HTTP status), or observed live when serve or probe
+// carries out an agent's action (all fields).
 type Observation struct {
 	Output   string `json:"output,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	// Status is the HTTP status of an http step.
 	Status int `json:"status,omitempty"`
+
+	// Truncated: Output is an excerpt of OutputBytes bytes (live only).
+	Truncated   bool  `json:"truncated,omitempty"`
+	OutputBytes int64 `json:"output_bytes,omitempty"`
+	// TimedOut: the action ran past its timeout (live only).
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Error says why the action could not be carried out: edit target
+	// absent, undefined variable, service not declared (live only).
+	Error      string  `json:"error,omitempty"`
+	DurationMS float64 `json:"duration_ms,omitempty"`
+}
+
+// Recorded returns the part of o a trajectory records: output, exit code
+// and HTTP status.
+func (o Observation) Recorded() *Observation {
+	return &Observation{Output: o.Output, ExitCode: o.ExitCode, Status: o.Status}
 }
 
 // IsCheckpoint reports whether resetting right after step i is allowed.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
@@ -80,7 +81,7 @@ func TestIntegrationPrefilterSIGINT(t *testing.T) {
 	require.Len(t, rep.Results, 2)
 	assert.Equal(t, prefilter.StatusUndecided, rep.Results[0].Status, "b-slow.json")
 	assert.Equal(t, prefilter.StatusRejected, rep.Results[1].Status, "quick/a.json")
-	assert.Equal(t, prefilter.ReasonDiverged, rep.Results[1].Reason)
+	assert.Equal(t, reason.Output, rep.Results[1].Reason)
 	list, err = rt.List(context.Background(), map[string]string{sandbox.LabelTask: id + "-quick"})
 	require.NoError(t, err)
 	assert.Empty(t, list)
