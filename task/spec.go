@@ -18,8 +18,10 @@ const (
 // SandboxSpec returns the sandbox a task runs in, with every default made
 // explicit (workdir /workspace, shell session, network none, and the
 // sandbox package's limits; see sandbox.Spec.WithDefaults) and the label
-// rbx.task set to the task id. For a task with Build, Image is empty: the
-// caller sets it to the tag of the image it built.
+// rbx.task set to the task id (shortened to a legal label value when it
+// is longer than 63 characters; the annotation rbx.task keeps it whole).
+// For a task with Build, Image is empty: the caller sets it to the tag of
+// the image it built.
 func (t *Task) SandboxSpec() sandbox.Spec {
 	spec := sandbox.Spec{
 		Image:   t.Image,
@@ -31,7 +33,8 @@ func (t *Task) SandboxSpec() sandbox.Spec {
 			Pids:        t.Limits.Pids,
 		},
 		Network:     t.Network,
-		Labels:      map[string]string{sandbox.LabelTask: t.ID},
+		Labels:      map[string]string{sandbox.LabelTask: sandbox.LabelValue(t.ID)},
+		Annotations: map[string]string{sandbox.AnnotationTask: t.ID},
 		Mode:        sandbox.Mode(t.Shell),
 		StepTimeout: t.Limits.StepTimeout.D(),
 		OutputCap:   int(min(t.Limits.Output, 1<<40)),

@@ -111,7 +111,7 @@ func gcEntries(infos []sandbox.Info, now time.Time) []gcEntry {
 	for _, in := range infos {
 		created := sandbox.Created(in)
 		entries = append(entries, gcEntry{
-			ID: in.ID, Task: in.Labels[sandbox.LabelTask], Owner: in.Labels[sandbox.LabelOwner],
+			ID: in.ID, Task: sandbox.TaskID(in), Owner: in.Labels[sandbox.LabelOwner],
 			Created: created, AgeSecs: now.Sub(created).Round(time.Second).Seconds(), Pool: in.Labels["rbx.pool"],
 		})
 	}

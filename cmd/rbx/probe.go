@@ -170,7 +170,7 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	}
 	defer rt.Close()
 	reapOrphans(ctx, rt, s.ErrOut)
-	if err := ensureImage(ctx, rt, o.rt, ld.task.Image, s.ErrOut, log); err != nil {
+	if err := ensureImage(ctx, rt, o.rt, ld.task.Image); err != nil {
 		return err
 	}
 	rs, err := reset.New(rt, rp, reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(o.concurrency), pool.WithLogger(log)))

@@ -146,7 +146,7 @@ func startSandbox(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, in *l
 	if in.task.Build != nil && in.task.Image == "" && rt.Name() != "local" {
 		return nil, usageError("%s: build: building task images from a Dockerfile is not supported yet; set image to a local image", in.task.Path)
 	}
-	if err := ensureImage(ctx, rt, f, in.task.Image, s.ErrOut, log); err != nil {
+	if err := ensureImage(ctx, rt, f, in.task.Image); err != nil {
 		return nil, err
 	}
 	spec := in.task.SandboxSpec()

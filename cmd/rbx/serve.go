@@ -210,7 +210,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	defer stopReap()
 	go reapLoop(reapCtx, rt, s.ErrOut)
 	for _, img := range serveImages(entries) {
-		if err := ensureImage(ctx, rt, o.rt, img, s.ErrOut, log); err != nil {
+		if err := ensureImage(ctx, rt, o.rt, img); err != nil {
 			return err
 		}
 	}
