@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rbx-sandbox/rbx/corpus"
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/probe"
@@ -148,7 +149,7 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	if _, err := probe.New(nil, nil, pol, opts...); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err) // flag values out of range
 	}
-	in, err := probe.Locate(o.arg, o.trajectory)
+	in, err := corpus.Locate(o.arg, o.trajectory)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
