@@ -54,7 +54,7 @@ func newSandbox(tb testing.TB, rt *docker.Runtime, spec sandbox.Spec) sandbox.Sa
 	if spec.Labels == nil {
 		spec.Labels = map[string]string{}
 	}
-	spec.Labels["rbx.test"] = tb.Name()
+	spec.Labels["rbx.test"] = sandbox.LabelValue(tb.Name()) // subtest names hold "/"
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	sb, err := rt.Create(ctx, spec)
