@@ -17,6 +17,9 @@ import (
 // answers.
 func engine(t *testing.T) *client.Client {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping a test that needs the Docker engine")
+	}
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
 		t.Skipf("no docker engine: %v", err)

@@ -81,19 +81,10 @@ func (p *Pool) create(ctx context.Context) (sandbox.Sandbox, error) {
 	}
 	defer func() { <-p.sem }()
 	start := time.Now()
-	sb, err := p.rt.Create(ctx, p.tmpl.Spec)
+	sb, err := p.tmpl.Create(ctx, p.rt)
 	if err != nil {
 		p.stats.fail(err)
 		return nil, fmt.Errorf("pool %s: %w", p.tmpl.Key, err)
-	}
-	if p.tmpl.Prepare != nil {
-		if err := p.tmpl.Prepare(ctx, sb); err != nil {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer cancel()
-			err = errors.Join(fmt.Errorf("prepare sandbox %s: %w", sb.ID(), err), sb.Remove(rctx))
-			p.stats.fail(err)
-			return nil, fmt.Errorf("pool %s: %w", p.tmpl.Key, err)
-		}
 	}
 	p.stats.created.Add(1)
 	p.stats.createNanos.Add(int64(time.Since(start)))

@@ -36,7 +36,8 @@ type Template struct {
 	Prepare func(ctx context.Context, sb sandbox.Sandbox) error
 }
 
-// LabelPool marks pooled sandboxes with their template key.
+// LabelPool marks pooled sandboxes with their template key (through
+// sandbox.LabelValue, so a long key is shortened).
 const LabelPool = "rbx.pool"
 
 // Pool is a warm pool for one template. It is safe for concurrent use.
@@ -116,7 +117,7 @@ func New(rt Creator, tmpl Template, opts ...Option) (*Pool, error) {
 	for k, v := range tmpl.Spec.Labels {
 		labels[k] = v
 	}
-	labels[LabelPool] = tmpl.Key
+	labels[LabelPool] = sandbox.LabelValue(tmpl.Key) // keys hold long task ids
 	tmpl.Spec.Labels = labels
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pool{rt: rt, tmpl: tmpl, cfg: cfg, idle: make(chan sandbox.Sandbox, max(cfg.size, 1)),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -177,4 +178,18 @@ func TestPoolOptionsValidate(t *testing.T) {
 	assert.Error(t, err)
 	_, err = pool.New(newFakeRuntime(), pool.Template{Key: "k"}, pool.WithConcurrency(0))
 	assert.Error(t, err)
+}
+
+// TestPoolLabelIsLegal: a key over 63 characters (a long task id and its
+// spec hash) still makes a label every backend accepts.
+func TestPoolLabelIsLegal(t *testing.T) {
+	rt := newFakeRuntime()
+	key := strings.Repeat("t", 100) + "-0123456789ab"
+	p, err := pool.New(rt, pool.Template{Key: key}, pool.WithSize(0))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	sb, err := p.Acquire(context.Background())
+	require.NoError(t, err)
+	got := sb.(*fakeSandbox).labels[pool.LabelPool]
+	assert.True(t, sandbox.ValidLabelValue(got), got)
 }

@@ -9,24 +9,19 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rbx-sandbox/rbx/corpus"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
 // loader loads trajectory files and their tasks, each task file once.
 type loader struct {
-	tasks     map[string]loadedTask
+	tasks     *corpus.Tasks
 	taskPaths map[string]bool // every task file a trajectory resolved to
 }
 
-type loadedTask struct {
-	task *task.Task
-	data []byte
-	err  error
-}
-
 func newLoader() *loader {
-	return &loader{tasks: map[string]loadedTask{}, taskPaths: map[string]bool{}}
+	return &loader{tasks: corpus.NewTasks(), taskPaths: map[string]bool{}}
 }
 
 // file returns the items of one trajectory file: one per trajectory, and
@@ -110,21 +105,14 @@ func (l *loader) item(tr *trajectory.Trajectory) *Item {
 	}
 	taskPath = filepath.Clean(taskPath)
 	l.taskPaths[taskPath] = true
-	lt, ok := l.tasks[taskPath]
-	if !ok {
-		lt.data, lt.err = os.ReadFile(taskPath)
-		if lt.err == nil {
-			lt.task, lt.err = task.Load(taskPath)
-		}
-		l.tasks[taskPath] = lt
-	}
-	it.Key.Hash = hashOf(enc, lt.data)
+	tk, data, err := l.tasks.Load(taskPath)
+	it.Key.Hash = hashOf(enc, data)
 	switch {
-	case lt.err != nil:
-		it.Err = fmt.Errorf("task %s: %w", taskPath, lt.err)
+	case err != nil:
+		it.Err = fmt.Errorf("task %s: %w", taskPath, err)
 	default:
-		it.Err = tr.CheckServices(lt.task)
-		it.Task, it.taskData = lt.task, lt.data
+		it.Err = tr.CheckServices(tk)
+		it.Task, it.taskData = tk, data
 	}
 	return it
 }

@@ -114,18 +114,3 @@ func TestTableAndChart(t *testing.T) {
 	}
 	assert.Error(t, probe.WriteChart(filepath.Join(dir, "p.gif"), res))
 }
-
-func TestLocate(t *testing.T) {
-	dir := filepath.Join("..", "examples", "run-sh-path")
-	for _, arg := range []string{dir, filepath.Join(dir, "task.yaml")} {
-		in, err := probe.Locate(arg, "")
-		require.NoError(t, err, arg)
-		assert.Equal(t, filepath.Join(dir, "trajectory.json"), in.TrajectoryPath)
-		assert.Equal(t, "run-sh-path-ref", in.ID)
-	}
-	in, err := probe.Locate(filepath.Join(dir, "trajectory.json"), "")
-	require.NoError(t, err)
-	assert.Empty(t, in.TaskPath)
-	_, err = probe.Locate(dir, "nope")
-	assert.ErrorIs(t, err, probe.ErrInput)
-}

@@ -18,8 +18,10 @@ import (
 // Spec returns the sandbox tk runs in, with every default made explicit
 // (workdir /workspace, shell session, network none, and the sandbox
 // package's limits; see sandbox.Spec.WithDefaults) and the label rbx.task
-// set to the task id. For a task with Build, Image is empty: the caller
-// sets it to the tag of the image it built.
+// set to the task id (shortened to a legal label value when it is longer
+// than 63 characters; the annotation rbx.task keeps it whole). For a task
+// with Build, Image is empty: the caller sets it to the tag of the image
+// it built.
 func Spec(tk *task.Task) sandbox.Spec {
 	spec := sandbox.Spec{
 		Image:   tk.Image,
@@ -31,7 +33,8 @@ func Spec(tk *task.Task) sandbox.Spec {
 			Pids:        tk.Limits.Pids,
 		},
 		Network:     tk.Network,
-		Labels:      map[string]string{sandbox.LabelTask: tk.ID},
+		Labels:      map[string]string{sandbox.LabelTask: sandbox.LabelValue(tk.ID)},
+		Annotations: map[string]string{sandbox.AnnotationTask: tk.ID},
 		Mode:        sandbox.Mode(tk.Shell),
 		StepTimeout: tk.Limits.StepTimeout.D(),
 		OutputCap:   int(min(tk.Limits.Output, 1<<40)),

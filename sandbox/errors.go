@@ -20,6 +20,8 @@ var (
 	ErrSandboxGone = errors.New("sandbox gone")
 	// ErrPathEscape: a file path resolves outside the sandbox (local backend).
 	ErrPathEscape = errors.New("path escapes the sandbox")
+	// ErrUnknownBackend: no backend has the requested name.
+	ErrUnknownBackend = errors.New("unknown backend")
 )
 
 // Causes a GoneError reports.

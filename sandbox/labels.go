@@ -18,9 +18,28 @@ const (
 	LabelKeep = "rbx.keep"
 )
 
+// Annotation keys rbx sets: values that are not legal label values.
+const (
+	// AnnotationTask holds the full task id when LabelTask had to be
+	// shortened by LabelValue (ids may be 128 characters).
+	AnnotationTask = "rbx.task"
+	// AnnotationWorkdir holds the sandbox's workdir, for Open.
+	AnnotationWorkdir = "rbx.workdir"
+)
+
+// TaskID returns the task id of in: its AnnotationTask when present, else
+// its LabelTask.
+func TaskID(in Info) string {
+	if id := in.Annotations[AnnotationTask]; id != "" {
+		return id
+	}
+	return in.Labels[LabelTask]
+}
+
 // Owner identifies this process among orchestrators, as
-// "<hostname>/<pid>/<process start time>", so that OwnerAlive can tell a
-// dead owner from a live one even after its pid was recycled.
+// "<hostname>_<pid>_<process start time>" (a legal label value, see
+// ownerHost), so that OwnerAlive can tell a dead owner from a live one even
+// after its pid was recycled.
 var Owner = newOwner()
 
 // ManagedLabels returns the rbx.* labels for a new sandbox merged over extra.

@@ -10,34 +10,56 @@ import (
 	"strings"
 )
 
-// newOwner returns "<hostname>/<pid>/<start>" for this process, where start
-// is the process start time in clock ticks since boot (field 22 of
+// newOwner returns "<host>_<pid>_<start>" for this process, where start is
+// the process start time in clock ticks since boot (field 22 of
 // /proc/<pid>/stat). A pid is recycled, its start time is not: OwnerAlive
 // compares both, so a new process that happens to get a dead owner's pid is
 // not mistaken for it. Without /proc the start time is "0" (unverifiable).
+// Hostnames hold no '_', so the id splits unambiguously.
 func newOwner() string {
 	host, _ := os.Hostname()
-	if host == "" {
-		host = "unknown"
-	}
-	pid := os.Getpid()
-	start, _, err := procStart(pid)
+	start, _, err := procStart(os.Getpid())
 	if err != nil {
 		start = "0"
 	}
-	return fmt.Sprintf("%s/%d/%s", host, pid, start)
+	return fmt.Sprintf("%s_%d_%s", ownerHost(host), os.Getpid(), start)
 }
 
-// ParseOwner splits an owner id made by this package into its host, pid and
-// start time. Ids of another form (older rbx versions) do not parse.
+// maxOwnerHost keeps an owner id within a label value's 63 characters: pid
+// (at most 7 digits), start time (at most 20) and two separators take 29.
+const maxOwnerHost = 34
+
+// ownerHost returns host as an owner id holds it: unchanged when it is short
+// and label-legal, else shortened by LabelValue.
+func ownerHost(host string) string {
+	if host == "" {
+		return "unknown"
+	}
+	if len(host) <= maxOwnerHost && ValidLabelValue(host) {
+		return host
+	}
+	v := LabelValue(host)
+	if len(v) > maxOwnerHost {
+		v = v[:maxOwnerHost-9] + v[len(v)-9:] // keep the hash
+	}
+	return v
+}
+
+// ParseOwner splits an owner id made by this package into its host (as
+// ownerHost wrote it), pid and start time. The "<host>/<pid>/<start>" form
+// of older rbx versions parses too; other ids do not.
 func ParseOwner(owner string) (host string, pid int, start string, ok bool) {
-	i := strings.LastIndexByte(owner, '/')
+	sep := byte('_')
+	if strings.IndexByte(owner, '/') >= 0 {
+		sep = '/'
+	}
+	i := strings.LastIndexByte(owner, sep)
 	if i <= 0 {
 		return "", 0, "", false
 	}
 	start = owner[i+1:]
 	rest := owner[:i]
-	j := strings.LastIndexByte(rest, '/')
+	j := strings.LastIndexByte(rest, sep)
 	if j <= 0 {
 		return "", 0, "", false
 	}
@@ -59,7 +81,7 @@ func OwnerAlive(owner string) (alive, sameHost bool) {
 	if !ok {
 		return true, false
 	}
-	if h, _ := os.Hostname(); h != host {
+	if h, _ := os.Hostname(); h != host && ownerHost(h) != host {
 		return true, false
 	}
 	got, zombie, err := procStart(pid)

@@ -31,6 +31,8 @@ func TestParseOwner(t *testing.T) {
 		start string
 		ok    bool
 	}{
+		{"box_42_987", "box", 42, "987", true},
+		{"a.b-c_1_0", "a.b-c", 1, "0", true},
 		{"box/42/987", "box", 42, "987", true},
 		{"a.b.c/1/0", "a.b.c", 1, "0", true},
 		{"1234-abcd", "", 0, "", false},

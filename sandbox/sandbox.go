@@ -67,12 +67,15 @@ func (m Mode) Valid() bool { return m == ModeSession || m == ModeExec }
 
 // Info describes a sandbox found by List.
 type Info struct {
-	ID      string
-	Name    string
-	Image   string
-	State   string
-	Labels  map[string]string
-	Created time.Time
+	ID     string
+	Name   string
+	Image  string
+	State  string
+	Labels map[string]string
+	// Annotations are the sandbox's Spec.Annotations plus those the backend
+	// adds (AnnotationTask...).
+	Annotations map[string]string
+	Created     time.Time
 }
 
 // ExecRequest is one command to run in a sandbox.

@@ -36,8 +36,13 @@ type Spec struct {
 	// caller created.
 	Network string
 	// Labels are attached to the sandbox in addition to the rbx.* labels the
-	// backend adds itself.
+	// backend adds itself, and can be selected on (Runtime.List). Keys and
+	// values must be legal on every backend (see ValidLabelKey,
+	// ValidLabelValue): no "/" in values, at most 63 characters.
 	Labels map[string]string
+	// Annotations are attached to the sandbox and read back by List, but
+	// cannot be selected on; values are free text (paths, descriptions).
+	Annotations map[string]string
 	// Mode is the default execution mode of Exec.
 	Mode Mode
 	// StepTimeout is the default per-command timeout.
@@ -93,5 +98,5 @@ func (s Spec) Validate() error {
 	if len(s.Workdir) == 0 || s.Workdir[0] != '/' {
 		return fmt.Errorf("%w: workdir %q: expected an absolute path", ErrInvalidSpec, s.Workdir)
 	}
-	return nil
+	return validateLabels(s.Labels, s.Annotations)
 }

@@ -156,7 +156,7 @@ func demoOne(ctx context.Context, rt sandbox.Runtime, rp *replayer.Replayer, in 
 	row = demoRow{Example: in.task.ID, K: k, T: in.traj.Len()}
 	fail := func(err error) demoRow { row.Error = err.Error(); return row }
 	start := time.Now()
-	sb, err := startSandbox(ctx, rt, o.rt, in, s, log)
+	sb, err := startSandbox(ctx, rt, o.rt, in)
 	row.Create = time.Since(start)
 	if err != nil {
 		return fail(err)

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,6 +18,7 @@ import (
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/client"
 	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
@@ -84,7 +82,10 @@ func demoServe(ctx context.Context, s Streams, log *slog.Logger, rt sandbox.Runt
 		_ = srv.Close(cctx)
 		_ = rs.Close(cctx)
 	}()
-	c := &demoClient{base: "http://" + ln.Addr().String()}
+	c, err := client.New("http://" + ln.Addr().String())
+	if err != nil {
+		return err
+	}
 	var (
 		mu     sync.Mutex
 		served []string
@@ -96,7 +97,7 @@ func demoServe(ctx context.Context, s Streams, log *slog.Logger, rt sandbox.Runt
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				k, ok, err := c.episode(ctx, in)
+				k, ok, err := playReference(ctx, c, in)
 				errs[w] = err
 				mu.Lock()
 				defer mu.Unlock()
@@ -120,38 +121,11 @@ func demoServe(ctx context.Context, s Streams, log *slog.Logger, rt sandbox.Runt
 	return fmt.Errorf("demo serve: not solved after %d episodes: %s", len(served), strings.Join(served, " "))
 }
 
-// demoClient is a minimal HTTP client of the serve API.
-type demoClient struct{ base string }
-
-func (c *demoClient) call(ctx context.Context, path string, body, out any) error {
-	b, err := json.Marshal(body)
+// playReference resets with checkpoint auto through the serve API, plays
+// the reference suffix and evaluates: an expert policy.
+func playReference(ctx context.Context, c *client.Client, in *loaded) (int, bool, error) {
+	rr, err := c.Reset(ctx, server.ResetRequest{Task: in.task.ID})
 	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("POST %s: %s: %s", path, resp.Status, data)
-	}
-	return json.Unmarshal(data, out)
-}
-
-// episode resets with checkpoint auto, plays the reference suffix and evaluates.
-func (c *demoClient) episode(ctx context.Context, in *loaded) (int, bool, error) {
-	var rr server.ResetResponse
-	if err := c.call(ctx, "/v1/reset", server.ResetRequest{Task: in.task.ID}, &rr); err != nil {
 		return 0, false, err
 	}
 	ep := rr.Episodes[0].ID
@@ -164,13 +138,12 @@ func (c *demoClient) episode(ctx context.Context, in *loaded) (int, bool, error)
 		if err != nil {
 			return 0, false, err
 		}
-		var sr server.StepResponse
-		if err := c.call(ctx, "/v1/episodes/"+ep+"/step", server.StepRequest{ToolCall: &server.ToolCall{Name: string(st.Action), Arguments: args}}, &sr); err != nil {
+		if _, err := c.Step(ctx, ep, server.StepRequest{ToolCall: &server.ToolCall{Name: string(st.Action), Arguments: args}}); err != nil {
 			return 0, false, err
 		}
 	}
-	var ev server.EvaluateResponse
-	if err := c.call(ctx, "/v1/episodes/"+ep+"/evaluate", struct{}{}, &ev); err != nil {
+	ev, err := c.Evaluate(ctx, ep)
+	if err != nil {
 		return 0, false, err
 	}
 	return rr.K, ev.Success, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rbx-sandbox/rbx/corpus"
 	"github.com/rbx-sandbox/rbx/importer"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -53,9 +54,9 @@ func runExport(_ context.Context, s Streams, o *exportOptions) error {
 		}
 		trajs = imported
 	}
-	t, err := pick(o.path, trajs, o.id)
+	t, err := corpus.Pick(o.path, trajs, o.id)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	var v any
 	switch o.format {

@@ -111,7 +111,7 @@ func gcEntries(infos []sandbox.Info, now time.Time) []gcEntry {
 	for _, in := range infos {
 		created := sandbox.Created(in)
 		entries = append(entries, gcEntry{
-			ID: in.ID, Task: in.Labels[sandbox.LabelTask], Owner: in.Labels[sandbox.LabelOwner],
+			ID: in.ID, Task: sandbox.TaskID(in), Owner: in.Labels[sandbox.LabelOwner],
 			Created: created, AgeSecs: now.Sub(created).Round(time.Second).Seconds(), Pool: in.Labels["rbx.pool"],
 		})
 	}
@@ -146,11 +146,19 @@ func reapOrphans(ctx context.Context, rt sandbox.Runtime, errOut io.Writer) int 
 	ctx, cancel := context.WithTimeout(ctx, reapTimeout)
 	defer cancel()
 	removed, err := sandbox.Reap(ctx, rt)
-	if len(removed) > 0 {
-		fmt.Fprintf(errOut, "removed %d %s sandbox(es) left by dead rbx processes\n", len(removed), rt.Name())
-	}
-	if err != nil {
-		fmt.Fprintf(errOut, "warning: removing leftover sandboxes: %v\n", err)
-	}
+	reapReport(rt.Name(), errOut)(removed, err)
 	return len(removed)
+}
+
+// reapReport returns how a reap's result is reported: a line when it
+// removed something, a warning when it failed.
+func reapReport(runtime string, errOut io.Writer) func([]sandbox.Info, error) {
+	return func(removed []sandbox.Info, err error) {
+		if len(removed) > 0 {
+			fmt.Fprintf(errOut, "removed %d %s sandbox(es) left by dead rbx processes\n", len(removed), runtime)
+		}
+		if err != nil {
+			fmt.Fprintf(errOut, "warning: removing leftover sandboxes: %v\n", err)
+		}
+	}
 }

@@ -2,14 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rbx-sandbox/rbx/images"
-	"github.com/rbx-sandbox/rbx/sandbox/docker"
+	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
 func newImagesCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
@@ -53,25 +55,18 @@ func runImagesBuild(ctx context.Context, s Streams, log *slog.Logger, names []st
 			return usageError("image %q: no such recipe (see rbx images list)", n)
 		}
 	}
-	if err := docker.Available(ctx); err != nil {
-		if optional {
-			fmt.Fprintf(s.ErrOut, "warning: no container engine answered (%v); no images built, the local runtime will be used\n", err)
-			return nil
-		}
+	rt, err := openImageStore(ctx, log, s.ErrOut)
+	if errors.Is(err, sandbox.ErrUnavailable) && optional {
+		fmt.Fprintf(s.ErrOut, "warning: no container engine answered (%v); no images built, the local runtime will be used\n", err)
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("build images: %w", err)
 	}
-	rt, err := docker.New(docker.WithLogger(log))
-	if err != nil {
-		return err
-	}
 	defer rt.Close()
-	b, err := images.NewBuilder(rt.Client(), images.WithLogger(log), images.WithProgress(s.ErrOut))
-	if err != nil {
-		return err
-	}
 	for _, n := range names {
 		start := time.Now()
-		built, err := b.Ensure(ctx, n)
+		built, err := rt.EnsureImage(ctx, n)
 		if err != nil {
 			return fmt.Errorf("build %s: %w", n, err)
 		}
@@ -82,4 +77,25 @@ func runImagesBuild(ctx context.Context, s Streams, log *slog.Logger, names []st
 		fmt.Fprintf(s.Out, "%-24s %s\n", n, state)
 	}
 	return nil
+}
+
+// imageRuntime is a runtime that keeps images.
+type imageRuntime interface {
+	sandbox.Runtime
+	sandbox.ImageStore
+}
+
+// openImageStore returns the first backend that keeps images and answers;
+// the error wraps sandbox.ErrUnavailable when none does.
+func openImageStore(ctx context.Context, log *slog.Logger, progress io.Writer) (imageRuntime, error) {
+	rt, _, err := sandbox.Detect(ctx, engineBackends(log, progress)...)
+	if err != nil {
+		return nil, err
+	}
+	store, ok := rt.(imageRuntime)
+	if !ok {
+		rt.Close()
+		return nil, fmt.Errorf("runtime %s: %w: keeps no images", rt.Name(), sandbox.ErrUnavailable)
+	}
+	return store, nil
 }

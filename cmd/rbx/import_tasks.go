@@ -7,11 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/importer/tbench"
-	"github.com/rbx-sandbox/rbx/sandbox/docker"
+	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
 // taskImport is the outcome of one task folder.
@@ -105,36 +104,30 @@ func importTask(dir, out string) *taskImport {
 
 // buildTaskImage builds the base recipe and the task image on Docker.
 func buildTaskImage(ctx context.Context, s Streams, log *slog.Logger, o *importOptions, r *taskImport) error {
-	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	err := docker.Available(pctx)
-	cancel()
-	if err != nil {
+	rt, err := openImageStore(ctx, log, s.ErrOut)
+	if errors.Is(err, sandbox.ErrUnavailable) {
 		fmt.Fprintf(s.ErrOut, "warning: no Docker engine (%v): task images not built\n", err)
 		o.build = false
 		return nil
 	}
-	rt, err := docker.New(docker.WithLogger(log))
 	if err != nil {
 		return err
 	}
+	defer rt.Close()
 	base := r.Image
 	if r.w.ContextDir != "" {
 		c, _ := tbench.Convert(r.Source, tbench.Options{})
 		base = c.BaseImage
 	}
 	if _, known := images.Lookup(base); known {
-		b, err := images.NewBuilder(rt.Client(), images.WithLogger(log), images.WithProgress(s.ErrOut))
-		if err != nil {
-			return err
-		}
-		if _, err := b.Ensure(ctx, base); err != nil {
+		if _, err := rt.EnsureImage(ctx, base); err != nil {
 			return fmt.Errorf("build base image %s: %w", base, err)
 		}
 	}
 	if r.w.ContextDir == "" {
 		return nil
 	}
-	r.Built, err = images.BuildTask(ctx, rt.Client(), r.w.ContextDir, r.Image, nil)
+	r.Built, err = rt.BuildImage(ctx, r.w.ContextDir, r.Image)
 	return err
 }
 

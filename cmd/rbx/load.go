@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/rbx-sandbox/rbx/corpus"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -18,7 +18,8 @@ type loaded struct {
 
 // loadTrajectory reads path (JSON or JSONL), picks the trajectory named id
 // (required when the file holds several), and loads its task: taskPath when
-// given, else the one the trajectory names.
+// given, else the one the trajectory names. Every failure is the user's
+// input (exit code 2).
 func loadTrajectory(path, id, taskPath string) (*loaded, error) {
 	trajs, err := trajectory.Load(path)
 	if err != nil {
@@ -35,37 +36,15 @@ func loadTrajectory(path, id, taskPath string) (*loaded, error) {
 		}
 		trajs = imported
 	}
-	tr, err := pick(path, trajs, id)
-	if err != nil {
-		return nil, err
-	}
-	if taskPath == "" {
-		if taskPath, err = tr.ResolveTaskPath(); err != nil {
-			return nil, fmt.Errorf("%w: %w", errUsage, err)
-		}
-	}
-	tk, err := task.Load(taskPath)
+	tr, err := corpus.Pick(path, trajs, id)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	if err := tr.CheckServices(tk); err != nil {
+	p, err := corpus.Resolve(tr, taskPath, nil)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	return &loaded{traj: tr, task: tk}, nil
-}
-
-func pick(path string, trajs []*trajectory.Trajectory, id string) (*trajectory.Trajectory, error) {
-	var ids []string
-	for _, t := range trajs {
-		if id == "" && len(trajs) == 1 || t.ID == id {
-			return t, nil
-		}
-		ids = append(ids, t.ID)
-	}
-	if id == "" {
-		return nil, usageError("%s holds %d trajectories (%s): choose one with --id", path, len(trajs), strings.Join(ids, ", "))
-	}
-	return nil, usageError("%s: no trajectory with id %q (has: %s)", path, id, strings.Join(ids, ", "))
+	return &loaded{traj: p.Trajectory, task: p.Task}, nil
 }
 
 // loadTaskEnv returns the env map of the task at path.

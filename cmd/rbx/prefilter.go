@@ -11,14 +11,12 @@ import (
 	"slices"
 	"strings"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
-	"github.com/rbx-sandbox/rbx/sandbox/docker"
 	"github.com/rbx-sandbox/rbx/task"
 )
 
@@ -131,7 +129,7 @@ func runPrefilter(ctx context.Context, s Streams, log *slog.Logger, o *prefilter
 	defer rt.Close()
 	reapOrphans(ctx, rt, s.ErrOut)
 	prog := newPrefilterProgress(s.ErrOut, len(items)*o.repeats)
-	opts = append(opts, prefilter.WithImageCheck(imageCheck(rt, o.rt, s.ErrOut, log)), prefilter.WithProgress(prog.update))
+	opts = append(opts, prefilter.WithImageCheck(imageCheck(rt, o.rt)), prefilter.WithProgress(prog.update))
 	fmt.Fprintf(s.ErrOut, "prefilter: %d trajectories × %d repeats on %s, concurrency %d\n", len(items), o.repeats, rt.Name(), o.concurrency)
 	rep, runErr := prefilter.Run(ctx, rt, rp, items, opts...)
 	prog.finish()
@@ -162,22 +160,25 @@ func writePrefilterOutputs(s Streams, o *prefilterOptions, items []*prefilter.It
 }
 
 // imageCheck builds a missing rbx/* base image (as replay does), then asks
-// the engine whether the task's image exists, without creating anything.
-// The local runtime has no images.
-func imageCheck(rt sandbox.Runtime, f runtimeFlags, errOut io.Writer, log *slog.Logger) func(context.Context, *task.Task) error {
+// the runtime whether the task's image exists, without creating anything.
+// A runtime without images (local) has nothing to check.
+func imageCheck(rt sandbox.Runtime, f runtimeFlags) func(context.Context, *task.Task) error {
 	return func(ctx context.Context, tk *task.Task) error {
-		d, ok := rt.(*docker.Runtime)
+		store, ok := rt.(sandbox.ImageStore)
 		if !ok {
 			return nil
 		}
-		if err := ensureImage(ctx, rt, f, tk.Image, errOut, log); err != nil {
+		if err := ensureImage(ctx, rt, f, tk.Image); err != nil {
 			return err
 		}
-		if _, err := d.Client().ImageInspect(ctx, tk.Image); err != nil {
-			if cerrdefs.IsNotFound(err) {
-				return fmt.Errorf("task %s: %w: %s (nothing is pulled; build or load it first)", tk.ID, sandbox.ErrImageMissing, tk.Image)
-			}
-			return fmt.Errorf("task %s: inspect image %s: %w: %w", tk.ID, tk.Image, sandbox.ErrUnavailable, err)
+		present, err := store.ImagePresent(ctx, tk.Image)
+		switch {
+		case errors.Is(err, sandbox.ErrUnavailable):
+			return fmt.Errorf("task %s: %w", tk.ID, err)
+		case err != nil:
+			return fmt.Errorf("task %s: %w: %w", tk.ID, sandbox.ErrUnavailable, err)
+		case !present:
+			return fmt.Errorf("task %s: %w: %s (nothing is pulled; build or load it first)", tk.ID, sandbox.ErrImageMissing, tk.Image)
 		}
 		return nil
 	}

@@ -14,17 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/examples/deploy-otp/otp"
-	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/sandbox"
-	"github.com/rbx-sandbox/rbx/sandbox/docker"
 	"github.com/rbx-sandbox/rbx/task"
 )
 
@@ -139,21 +135,15 @@ func TestIntegrationPrefilterMixed(t *testing.T) {
 	assert.Empty(t, ownContainers(t, rt), "every container is removed")
 }
 
-func prefilterDocker(t *testing.T) *docker.Runtime {
+func prefilterDocker(t *testing.T) imageRuntime {
 	t.Helper()
-	rt := dockerOrSkip(t)
-	b, err := images.NewBuilder(rt.Client())
-	require.NoError(t, err)
-	_, err = b.Ensure(context.Background(), "rbx/debian:bookworm")
-	require.NoError(t, err)
-	return rt
+	return dockerOrSkip(t, "rbx/debian:bookworm")
 }
 
 // ownContainers lists the containers this test process created.
-func ownContainers(t *testing.T, rt *docker.Runtime) []container.Summary {
+func ownContainers(t *testing.T, rt sandbox.Runtime) []sandbox.Info {
 	t.Helper()
-	f := filters.NewArgs(filters.Arg("label", sandbox.LabelOwner+"="+sandbox.Owner))
-	list, err := rt.Client().ContainerList(context.Background(), container.ListOptions{All: true, Filters: f})
+	list, err := rt.List(context.Background(), map[string]string{sandbox.LabelOwner: sandbox.Owner})
 	require.NoError(t, err)
 	return list
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rbx-sandbox/rbx/corpus"
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/probe"
@@ -148,7 +149,7 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	if _, err := probe.New(nil, pol, opts...); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err) // flag values out of range
 	}
-	in, err := probe.Locate(o.arg, o.trajectory)
+	in, err := corpus.Locate(o.arg, o.trajectory)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -170,7 +171,7 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	}
 	defer rt.Close()
 	reapOrphans(ctx, rt, s.ErrOut)
-	if err := ensureImage(ctx, rt, o.rt, ld.task.Image, s.ErrOut, log); err != nil {
+	if err := ensureImage(ctx, rt, o.rt, ld.task.Image); err != nil {
 		return err
 	}
 	rs, err := reset.New(rt, rp, reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(o.concurrency), pool.WithLogger(log)))

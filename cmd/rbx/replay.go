@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -109,7 +110,7 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 	if o.keep { // rbx gc and serve start-up spare kept sandboxes
 		in.labels = map[string]string{sandbox.LabelKeep: "true"}
 	}
-	sb, err := startSandbox(ctx, rt, o.rt, in, s, log)
+	sb, err := startSandbox(ctx, rt, o.rt, in)
 	if err != nil {
 		return err
 	}
@@ -141,30 +142,25 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 	return err
 }
 
-// startSandbox creates the task's sandbox and copies its files in; on any
+// startSandbox creates the task's sandbox and copies its files in, through
+// the same create-and-prepare path as the pools of serve and probe; on any
 // failure it removes what it created.
-func startSandbox(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, in *loaded, s Streams, log *slog.Logger) (sb sandbox.Sandbox, err error) {
+func startSandbox(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, in *loaded) (sandbox.Sandbox, error) {
 	if in.task.Build != nil && in.task.Image == "" && rt.Name() != "local" {
 		return nil, usageError("%s: build: building task images from a Dockerfile is not supported yet; set image to a local image", in.task.Path)
 	}
-	if err := ensureImage(ctx, rt, f, in.task.Image, s.ErrOut, log); err != nil {
+	if err := ensureImage(ctx, rt, f, in.task.Image); err != nil {
 		return nil, err
 	}
 	spec := provision.Spec(in.task)
 	for k, v := range in.labels {
 		spec.Labels[k] = v
 	}
-	sb, err = rt.Create(ctx, spec)
+	tmpl := pool.Template{Key: in.task.ID, Spec: spec,
+		Prepare: func(ctx context.Context, sb sandbox.Sandbox) error { return provision.Prepare(ctx, sb, in.task) }}
+	sb, err := tmpl.Create(ctx, rt)
 	if err != nil {
 		return nil, fmt.Errorf("create sandbox for task %q: %w", in.task.ID, err)
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, removeSandbox(ctx, sb))
-		}
-	}()
-	if err := provision.Prepare(ctx, sb, in.task); err != nil {
-		return nil, fmt.Errorf("prepare sandbox %s: %w", sb.ID(), err)
 	}
 	return sb, nil
 }

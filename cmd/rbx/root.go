@@ -86,7 +86,7 @@ func cleanError(err error) string {
 }
 
 func newRootCmd(s Streams) *cobra.Command {
-	var verbose bool
+	var verbose, version bool
 	root := &cobra.Command{
 		Use:   "rbx",
 		Short: "Reset agent sandboxes to any checkpoint of a verified trajectory by replaying its tool calls",
@@ -94,7 +94,9 @@ func newRootCmd(s Streams) *cobra.Command {
 starting a sandbox and re-executing the trajectory's tool calls up to a checkpoint.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.NoArgs,
 	}
+	root.Flags().BoolVar(&version, "version", false, "print the version (as `rbx version`) and exit")
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log debug information to stderr")
 	logger := func() *slog.Logger {
 		level := slog.LevelWarn
@@ -117,6 +119,13 @@ starting a sandbox and re-executing the trajectory's tool calls up to a checkpoi
 		newExportCmd(s, logger),
 		newServeCmd(s, logger),
 		newProbeCmd(s, logger),
+		newVersionCmd(s, logger),
 	)
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		if version {
+			return runVersion(cmd.Context(), s, logger())
+		}
+		return cmd.Help()
+	}
 	return root
 }

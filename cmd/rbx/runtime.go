@@ -12,8 +12,6 @@ import (
 
 	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/sandbox"
-	"github.com/rbx-sandbox/rbx/sandbox/docker"
-	"github.com/rbx-sandbox/rbx/sandbox/local"
 )
 
 // runtimeFlags are the flags every command that creates sandboxes shares.
@@ -27,45 +25,39 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }
 
-// openRuntime returns the chosen backend. With "auto" it falls back to the
-// local runtime with a one-line warning when no container engine answers.
+// openRuntime returns the chosen backend. With "auto" it takes the first
+// backend that answers (see backends) and, when that is not the first one,
+// says so in one line: the fallback lowers isolation.
 func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slog.Logger) (sandbox.Runtime, error) {
+	all := backends(log, errOut)
 	switch f.name {
-	case "docker":
-		if err := docker.Available(ctx); err != nil {
-			return nil, fmt.Errorf("runtime docker: %w", err)
-		}
-		return docker.New(docker.WithLogger(log))
-	case "local":
-		return local.New()
+	case "docker", "local":
+		return sandbox.Open(ctx, f.name, all...)
 	case "auto", "":
-		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		err := docker.Available(pctx)
-		cancel()
-		if err == nil {
-			return docker.New(docker.WithLogger(log))
+		// docker.Available bounds its own probe (3 s).
+		rt, skipped, err := sandbox.Detect(ctx, all...)
+		if err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(errOut, "warning: no container engine answered (%v); using the local runtime: plain processes, NOT isolated\n", err)
-		return local.New()
+		for _, s := range skipped {
+			fmt.Fprintf(errOut, "warning: no container engine answered (%v); using the %s runtime: plain processes, NOT isolated\n", s.Err, rt.Name())
+		}
+		return rt, nil
 	}
 	return nil, usageError("--runtime %q: expected auto, docker or local", f.name)
 }
 
-// ensureImage builds a missing rbx/* recipe image on the docker runtime, so
-// that a first `rbx replay` on a fresh machine just works.
-func ensureImage(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, image string, errOut io.Writer, log *slog.Logger) error {
-	d, ok := rt.(*docker.Runtime)
+// ensureImage builds a missing rbx/* recipe image on a runtime that keeps
+// images, so that a first `rbx replay` on a fresh machine just works.
+func ensureImage(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, image string) error {
+	store, ok := rt.(sandbox.ImageStore)
 	if !ok || image == "" {
 		return nil
 	}
 	if _, known := images.Lookup(image); !known || !f.buildImage {
 		return nil
 	}
-	b, err := images.NewBuilder(d.Client(), images.WithLogger(log), images.WithProgress(errOut))
-	if err != nil {
-		return err
-	}
-	if _, err := b.Ensure(ctx, image); err != nil {
+	if _, err := store.EnsureImage(ctx, image); err != nil {
 		return fmt.Errorf("build image %s: %w", image, err)
 	}
 	return nil

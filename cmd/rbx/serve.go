@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -18,10 +16,8 @@ import (
 	"github.com/rbx-sandbox/rbx/curriculum/store"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
-	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
-	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/server"
 )
 
@@ -121,9 +117,9 @@ func (o *serveOptions) validate() (token string, err error) {
 			return "", usageError("--token-file %s is empty", o.tokenFile)
 		}
 	}
-	loop, err := loopback(o.addr)
+	loop, err := server.Loopback(o.addr)
 	if err != nil {
-		return "", err
+		return "", usageError("--addr: %v", err)
 	}
 	if !loop && token == "" {
 		return "", usageError("--addr %s is not a loopback address: refusing to serve without --token-file", o.addr)
@@ -138,41 +134,6 @@ func parseStrategy(name string) (curriculum.Strategy, error) {
 		}
 	}
 	return "", usageError("--strategy %q: expected sequential, heuristic, parallel or search-learn", name)
-}
-
-// loopback reports whether addr only listens on the loopback interface.
-func loopback(addr string) (bool, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false, usageError("--addr %q: %v", addr, err)
-	}
-	if host == "localhost" {
-		return true, nil
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback(), nil
-}
-
-// listen serves h on ln until ctx is cancelled, then drains.
-func listen(ctx context.Context, ln net.Listener, h http.Handler, drain time.Duration) error {
-	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelReqs()
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return reqCtx }}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), drain)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil { // in-flight requests took too long: cancel them
-		cancelReqs()
-		return errors.Join(srv.Close(), nil)
-	}
-	return nil
 }
 
 // newServeResetter builds the replayer and resetter serve uses: a large
@@ -216,13 +177,11 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	}
 	defer rt.Close()
 	reapOrphans(ctx, rt, s.ErrOut)
-	// A create the dead process had in flight may land in the engine after
-	// the start-up reap: sweep again shortly, then now and then.
 	reapCtx, stopReap := context.WithCancel(ctx)
 	defer stopReap()
-	go reapLoop(reapCtx, rt, s.ErrOut)
-	for _, img := range serveImages(entries) {
-		if err := ensureImage(ctx, rt, o.rt, img, s.ErrOut, log); err != nil {
+	go server.ReapLoop(reapCtx, rt, server.FirstReap, server.ReapEvery, reapReport(rt.Name(), s.ErrOut))
+	for _, img := range server.Images(entries) {
+		if err := ensureImage(ctx, rt, o.rt, img); err != nil {
 			return err
 		}
 	}
@@ -251,7 +210,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if err == nil {
 		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.state)
 		fmt.Fprintf(s.Out, "listening on http://%s\n", ln.Addr())
-		err = listen(ctx, ln, srv.Handler(), o.drain)
+		err = server.Listen(ctx, ln, srv.Handler(), o.drain)
 	} else {
 		err = fmt.Errorf("listen on %s: %w", o.addr, err)
 	}
@@ -263,56 +222,19 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	return err
 }
 
-// discoverServeTasks loads the tasks and references under dir: the first
-// trajectory (by path) of each task is its reference; broken documents
-// and extra trajectories are reported and skipped.
+// discoverServeTasks loads the tasks and references under dir (see
+// server.References) and reports what it skipped.
 func discoverServeTasks(s Streams, dir string) ([]server.Entry, error) {
 	items, err := prefilter.Discover(dir)
 	if err != nil {
 		return nil, usageError("--tasks: %v", err)
 	}
-	seen := map[string]string{}
-	var entries []server.Entry
-	for _, it := range items {
-		switch {
-		case it.Err != nil:
-			fmt.Fprintf(s.ErrOut, "warning: skipping %s: %v\n", it.Key.File, it.Err)
-		case seen[it.Task.ID] != "":
-			fmt.Fprintf(s.ErrOut, "warning: task %s already has reference %s; ignoring %s\n", it.Task.ID, seen[it.Task.ID], it.Traj.ID)
-		default:
-			seen[it.Task.ID] = it.Traj.ID
-			entries = append(entries, server.Entry{Task: it.Task, Ref: it.Traj})
-		}
+	entries, skipped, err := server.References(items)
+	for _, e := range skipped {
+		fmt.Fprintf(s.ErrOut, "warning: %v\n", e)
 	}
-	if len(entries) == 0 {
-		return nil, usageError("--tasks %s: no task with a valid reference trajectory", dir)
+	if err != nil {
+		return nil, usageError("--tasks %s: %v", dir, err)
 	}
 	return entries, nil
-}
-
-// reapLoop removes dead processes' sandboxes 5 s after start-up, then
-// every minute, until ctx ends.
-func reapLoop(ctx context.Context, rt sandbox.Runtime, errOut io.Writer) {
-	wait := 5 * time.Second
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		reapOrphans(ctx, rt, errOut)
-		wait = time.Minute
-	}
-}
-
-func serveImages(entries []server.Entry) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, e := range entries {
-		if img := provision.Spec(e.Task).Image; !seen[img] {
-			seen[img] = true
-			out = append(out, img)
-		}
-	}
-	return out
 }

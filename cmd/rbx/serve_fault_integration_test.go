@@ -21,7 +21,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
-	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
 
 // serveProc is an `rbx serve` child process.
@@ -31,7 +30,7 @@ type serveProc struct {
 	stderr *bytes.Buffer
 }
 
-func startServe(t *testing.T, rt *docker.Runtime, bin string, args ...string) *serveProc {
+func startServe(t *testing.T, rt sandbox.Runtime, bin string, args ...string) *serveProc {
 	t.Helper()
 	p := &serveProc{cmd: exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...), stderr: &bytes.Buffer{}}
 	p.cmd.Stderr = p.stderr
@@ -75,7 +74,7 @@ func post(url string, body, out any) int {
 }
 
 // ownedBy lists the rbx containers whose owner is pid.
-func ownedBy(t *testing.T, rt *docker.Runtime, pid int) []sandbox.Info {
+func ownedBy(t *testing.T, rt sandbox.Runtime, pid int) []sandbox.Info {
 	t.Helper()
 	list, err := rt.List(context.Background(), map[string]string{sandbox.LabelManaged: "true"})
 	require.NoError(t, err)

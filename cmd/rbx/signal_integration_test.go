@@ -3,7 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,13 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
-	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
 
 // buildRBX compiles the rbx binary for tests that need a real process.
@@ -30,7 +30,29 @@ func buildRBX(t *testing.T) string {
 	return bin
 }
 
-func dockerOrSkip(t *testing.T) *docker.Runtime { return dockertest.Runtime(t, "rbx/busybox:latest") }
+// dockerOrSkip returns the docker runtime (through the backends rbx
+// itself lists) with rbx/busybox built, closed at test end; it skips under
+// -short, since make unit runs no Docker test, and when no engine answers.
+func dockerOrSkip(t *testing.T, imgs ...string) imageRuntime {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping a test that needs the Docker engine")
+	}
+	ctx := context.Background()
+	rt, err := sandbox.Open(ctx, "docker", backends(slog.New(slog.DiscardHandler), io.Discard)...)
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		t.Skipf("no Docker engine answers: %v", err)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rt.Close() })
+	store, ok := rt.(imageRuntime)
+	require.True(t, ok, "the docker runtime keeps images")
+	for _, img := range append([]string{"rbx/busybox:latest"}, imgs...) {
+		_, err := store.EnsureImage(ctx, img)
+		require.NoError(t, err, "build %s", img)
+	}
+	return store
+}
 
 // TestIntegrationReplaySIGINTLeavesNothing: SIGINT (and SIGTERM) in the
 // middle of a replay stops it, removes its container and exits 130.

@@ -78,7 +78,7 @@ func runVerify(ctx context.Context, s Streams, log *slog.Logger, o *verifyOption
 			return fmt.Errorf("open sandbox %q: %w", o.sandbox, err)
 		}
 	} else {
-		if sb, err = startSandbox(ctx, rt, o.replay.rt, &loaded{task: tk}, s, log); err != nil {
+		if sb, err = startSandbox(ctx, rt, o.replay.rt, &loaded{task: tk}); err != nil {
 			return err
 		}
 		defer func() { err = errors.Join(err, removeSandbox(ctx, sb)) }()

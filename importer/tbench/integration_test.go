@@ -32,6 +32,9 @@ func TestIntegrationTerminalBenchCorpus(t *testing.T) {
 	corpus := needCorpus(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
+	if testing.Short() {
+		t.Skip("-short: skipping a test that needs the Docker engine")
+	}
 	if err := docker.Available(ctx); err != nil {
 		t.Skipf("no Docker engine answers (%v); skipping", err)
 	}
@@ -108,6 +111,9 @@ func TestIntegrationBrokenTestRejected(t *testing.T) {
 	corpus := needCorpus(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	if testing.Short() {
+		t.Skip("-short: skipping a test that needs the Docker engine")
+	}
 	if err := docker.Available(ctx); err != nil {
 		t.Skipf("no Docker engine answers (%v); skipping", err)
 	}

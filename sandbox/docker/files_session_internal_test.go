@@ -14,6 +14,9 @@ import (
 // actions are handled by the session, not by the archive API.
 func TestIntegrationFilesTakeTheSessionPath(t *testing.T) {
 	ctx := context.Background()
+	if testing.Short() {
+		t.Skip("-short: skipping a test that needs the Docker engine")
+	}
 	if err := Available(ctx); err != nil {
 		t.Skipf("no Docker engine answers: %v", err)
 	}

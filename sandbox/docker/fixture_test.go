@@ -19,6 +19,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
 )
 
 // testImage is a busybox rootfs imported by ensureImage. It is kept between
@@ -31,9 +32,7 @@ var imageMu sync.Mutex
 // when no engine answers.
 func newRuntime(tb testing.TB) *docker.Runtime {
 	tb.Helper()
-	if err := docker.Available(context.Background()); err != nil {
-		tb.Skipf("docker engine not available, skipping integration test: %v", err)
-	}
+	dockertest.Skip(tb)
 	rt, err := docker.New()
 	tb.Cleanup(func() {
 		if rt != nil {
@@ -55,7 +54,7 @@ func newSandbox(tb testing.TB, rt *docker.Runtime, spec sandbox.Spec) sandbox.Sa
 	if spec.Labels == nil {
 		spec.Labels = map[string]string{}
 	}
-	spec.Labels["rbx.test"] = tb.Name()
+	spec.Labels["rbx.test"] = sandbox.LabelValue(tb.Name()) // subtest names hold "/"
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	sb, err := rt.Create(ctx, spec)

@@ -51,9 +51,10 @@ func (r *Runtime) List(ctx context.Context, selector map[string]string) ([]sandb
 		if len(c.Names) > 0 {
 			name = strings.TrimPrefix(c.Names[0], "/")
 		}
+		labels, annotations := splitLabels(c.Labels)
 		infos = append(infos, sandbox.Info{
 			ID: c.ID, Name: name, Image: c.Image, State: string(c.State),
-			Labels: c.Labels, Created: time.Unix(c.Created, 0),
+			Labels: labels, Annotations: annotations, Created: time.Unix(c.Created, 0),
 		})
 	}
 	return infos, nil

@@ -24,12 +24,16 @@ type Runtime struct {
 	owned bool // the client was built here and is closed by Close
 	log   *slog.Logger
 	owner string
+
+	progress io.Writer // image build messages
+	builder  imageBuilder
 }
 
 type config struct {
-	cli   *client.Client
-	log   *slog.Logger
-	owner string
+	cli      *client.Client
+	log      *slog.Logger
+	owner    string
+	progress io.Writer
 }
 
 // Option configures a Runtime.
@@ -56,6 +60,19 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithProgress sets where image builds (EnsureImage, BuildImage) write
+// their one-line status and build output, typically stderr (default:
+// discard).
+func WithProgress(w io.Writer) Option {
+	return func(c *config) error {
+		if w == nil {
+			return fmt.Errorf("progress writer: nil")
+		}
+		c.progress = w
+		return nil
+	}
+}
+
 // WithOwner sets the rbx.owner label of created sandboxes (default sandbox.Owner).
 func WithOwner(owner string) Option {
 	return func(c *config) error {
@@ -69,13 +86,13 @@ func WithOwner(owner string) Option {
 
 // New returns a Runtime. It does not contact the engine; see Available.
 func New(opts ...Option) (*Runtime, error) {
-	c := config{log: slog.New(slog.NewTextHandler(io.Discard, nil)), owner: sandbox.Owner}
+	c := config{log: slog.New(slog.NewTextHandler(io.Discard, nil)), owner: sandbox.Owner, progress: io.Discard}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return nil, fmt.Errorf("docker runtime: %w", err)
 		}
 	}
-	r := &Runtime{cli: c.cli, log: c.log, owner: c.owner}
+	r := &Runtime{cli: c.cli, log: c.log, owner: c.owner, progress: c.progress}
 	if r.cli == nil {
 		cli, err := newClient()
 		if err != nil {

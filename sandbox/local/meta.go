@@ -29,6 +29,7 @@ type meta struct {
 	Mode        sandbox.Mode      `json:"mode"`
 	Env         map[string]string `json:"env,omitempty"`
 	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations,omitempty"`
 	StepTimeout time.Duration     `json:"step_timeout"`
 	OutputCap   int               `json:"output_cap"`
 	Created     time.Time         `json:"created"`
@@ -39,7 +40,7 @@ func metaFromSpec(id, owner string, spec sandbox.Spec) meta {
 	labels[sandbox.LabelOwner] = owner
 	return meta{
 		ID: id, Image: spec.Image, Workdir: spec.Workdir, Mode: spec.Mode,
-		Env: spec.Env, Labels: labels,
+		Env: spec.Env, Labels: labels, Annotations: spec.Annotations,
 		StepTimeout: spec.StepTimeout, OutputCap: spec.OutputCap, Created: time.Now().UTC(),
 	}
 }

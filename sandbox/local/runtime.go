@@ -95,7 +95,7 @@ func (r *Runtime) List(ctx context.Context, selector map[string]string) ([]sandb
 		}
 		infos = append(infos, sandbox.Info{
 			ID: m.ID, Name: e.Name(), Image: m.Image, State: "ready",
-			Labels: m.Labels, Created: m.Created,
+			Labels: m.Labels, Annotations: m.Annotations, Created: m.Created,
 		})
 	}
 	sort.Slice(infos, func(i, j int) bool { return infos[i].Created.Before(infos[j].Created) })

@@ -13,6 +13,7 @@ import (
 func (s *suite) testList(t *testing.T) {
 	ctx := context.Background()
 	spec := s.specFor(sandbox.ModeExec)
+	spec.Annotations = map[string]string{"example.com/note": "/a path, with spaces"}
 	sb := s.create(t, spec)
 	selector := map[string]string{LabelConformance: spec.Labels[LabelConformance]}
 
@@ -24,6 +25,10 @@ func (s *suite) testList(t *testing.T) {
 	assert.NotEmpty(t, infos[0].Labels[sandbox.LabelOwner])
 	for k, v := range spec.Labels {
 		assert.Equal(t, v, infos[0].Labels[k], "label %s", k)
+	}
+	assert.Equal(t, "/a path, with spaces", infos[0].Annotations["example.com/note"], "annotations come back apart from labels")
+	for k, v := range infos[0].Labels {
+		assert.True(t, sandbox.ValidLabelKey(k) && sandbox.ValidLabelValue(v), "label %s=%q is legal on every backend", k, v)
 	}
 
 	managed, err := s.rt.List(ctx, map[string]string{sandbox.LabelManaged: "true"})

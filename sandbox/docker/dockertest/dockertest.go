@@ -8,33 +8,40 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
 
 // Runtime returns a docker runtime closed at test end, with the named rbx
-// images (e.g. "rbx/busybox:latest") built if missing; it skips tb when no
-// engine answers and fails it when an image cannot be built.
+// images (e.g. "rbx/busybox:latest") built if missing; it skips tb under
+// -short (see Skip) and when no engine answers, and fails it when an image
+// cannot be built.
 func Runtime(tb testing.TB, imgs ...string) *docker.Runtime {
 	tb.Helper()
+	Skip(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := docker.Available(ctx); err != nil {
-		tb.Skipf("no Docker engine answers: %v", err)
-	}
 	rt, err := docker.New()
 	if err != nil {
 		tb.Fatalf("docker runtime: %v", err)
 	}
 	tb.Cleanup(func() { _ = rt.Close() })
-	b, err := images.NewBuilder(rt.Client())
-	if err != nil {
-		tb.Fatalf("image builder: %v", err)
-	}
 	for _, name := range imgs {
-		if _, err := b.Ensure(ctx, name); err != nil {
+		if _, err := rt.EnsureImage(ctx, name); err != nil {
 			tb.Fatalf("build %s: %v", name, err)
 		}
 	}
 	return rt
+}
+
+// Skip skips tb under `go test -short` (make unit runs no Docker test) and
+// when no engine answers. Tests that reach the engine some other way (the
+// rbx binary with --runtime docker) call it first.
+func Skip(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("-short: skipping a test that needs the Docker engine")
+	}
+	if err := docker.Available(context.Background()); err != nil {
+		tb.Skipf("no Docker engine answers: %v", err)
+	}
 }

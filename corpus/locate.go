@@ -1,22 +1,17 @@
-package probe
+package corpus
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// ErrInput is returned when the task or trajectory to probe cannot be found.
-var ErrInput = errors.New("no trajectory to probe")
-
-// Input names what to probe: a trajectory file, the id within it ("" when
+// Input names a trajectory to load: a trajectory file, the id within it ("" when
 // it holds one), and the task file ("" to use the one the trajectory names).
 type Input struct {
 	TrajectoryPath string
@@ -24,7 +19,7 @@ type Input struct {
 	TaskPath       string
 }
 
-// Locate resolves the probe's argument: a trajectory file (JSON or JSONL;
+// Locate resolves a command's argument naming a trajectory: a trajectory file (JSON or JSONL;
 // traj picks the id), a task file (YAML or JSON) or a directory holding
 // task.yaml. For a task, traj is a trajectory file, or the id of one of the
 // task's trajectories in the task's directory, or "" when it has only one.
@@ -44,7 +39,7 @@ func Locate(arg, traj string) (Input, error) {
 		}
 		arg = found
 	}
-	if isTrajectoryFile(arg) {
+	if IsTrajectoryFile(arg) {
 		return Input{TrajectoryPath: arg, ID: traj}, nil
 	}
 	if traj != "" {
@@ -57,7 +52,7 @@ func Locate(arg, traj string) (Input, error) {
 
 // findTrajectory looks for the task's trajectories beside its file.
 func findTrajectory(taskPath, id string) (Input, error) {
-	tk, err := task.Load(taskPath)
+	tk, _, err := NewTasks().Load(taskPath)
 	if err != nil {
 		return Input{}, err
 	}
@@ -70,7 +65,7 @@ func findTrajectory(taskPath, id string) (Input, error) {
 	var found []Input
 	var names []string
 	for _, f := range files {
-		if !isTrajectoryFile(f) {
+		if !IsTrajectoryFile(f) {
 			continue
 		}
 		trs, err := trajectory.Load(f)
@@ -100,7 +95,7 @@ func findTrajectory(taskPath, id string) (Input, error) {
 }
 
 // isTrajectoryFile: JSONL, or a JSON object with "steps".
-func isTrajectoryFile(path string) bool {
+func IsTrajectoryFile(path string) bool {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".jsonl":
 		return true

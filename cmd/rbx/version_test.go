@@ -1,0 +1,23 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		t.Run(args[0], func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Run(context.Background(), args, Streams{Out: &out, ErrOut: &errOut})
+			require.Equal(t, exitOK, code, errOut.String())
+			for _, want := range []string{"rbx ", "revision: ", "go: go1.", "engine: "} {
+				assert.Contains(t, out.String(), want)
+			}
+		})
+	}
+}

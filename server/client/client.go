@@ -1,0 +1,140 @@
+// Package client is a Go client of the rbx serve HTTP API (/v1): reset,
+// step and evaluate episodes. `rbx demo` plays through it, and tests of a
+// served curriculum can too.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/rbx-sandbox/rbx/server"
+)
+
+// Client calls one rbx server. It is safe for concurrent use.
+type Client struct {
+	base  string
+	token string
+	http  *http.Client
+}
+
+type config struct {
+	token string
+	http  *http.Client
+}
+
+// Option configures a Client.
+type Option func(*config) error
+
+// WithToken sends "Authorization: Bearer token" (default: no header; a
+// server off loopback requires one).
+func WithToken(token string) Option {
+	return func(c *config) error {
+		if token == "" {
+			return errors.New("token: empty")
+		}
+		c.token = token
+		return nil
+	}
+}
+
+// WithHTTPClient sends requests through hc (default: http.DefaultClient).
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) error {
+		if hc == nil {
+			return errors.New("http client: nil")
+		}
+		c.http = hc
+		return nil
+	}
+}
+
+// New returns a Client of the server at base, such as
+// "http://127.0.0.1:8700".
+func New(base string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("rbx client: base %q: want an http(s) URL", base)
+	}
+	cfg := config{http: http.DefaultClient}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, fmt.Errorf("rbx client: %w", err)
+		}
+	}
+	return &Client{base: strings.TrimRight(base, "/"), token: cfg.token, http: cfg.http}, nil
+}
+
+// Reset starts episodes (see server.ResetRequest).
+func (c *Client) Reset(ctx context.Context, req server.ResetRequest) (*server.ResetResponse, error) {
+	var out server.ResetResponse
+	return &out, c.post(ctx, "/v1/reset", req, &out)
+}
+
+// Step runs one tool call in an episode.
+func (c *Client) Step(ctx context.Context, episode string, req server.StepRequest) (*server.StepResponse, error) {
+	var out server.StepResponse
+	return &out, c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/step", req, &out)
+}
+
+// Evaluate runs the task's verifier on an episode and closes it.
+func (c *Client) Evaluate(ctx context.Context, episode string) (*server.EvaluateResponse, error) {
+	var out server.EvaluateResponse
+	return &out, c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/evaluate", struct{}{}, &out)
+}
+
+// post sends body as JSON and decodes the answer into out. An error
+// response comes back as a *server.APIError with its status, code and
+// message, for callers to branch on with errors.As.
+func (c *Client) post(ctx context.Context, path string, body, out any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("POST %s: encode: %w", path, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("POST %s: read: %w", path, err)
+	}
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("POST %s: %w", path, apiError(resp, data))
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("POST %s: decode: %w", path, err)
+	}
+	return nil
+}
+
+// apiError decodes an error response; a body that is not one (a proxy's
+// page) becomes the message.
+func apiError(resp *http.Response, data []byte) *server.APIError {
+	var doc struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	e := &server.APIError{Status: resp.StatusCode, Code: "http_" + fmt.Sprint(resp.StatusCode), Message: strings.TrimSpace(string(data))}
+	if json.Unmarshal(data, &doc) == nil && doc.Error.Code != "" {
+		e.Code, e.Message = doc.Error.Code, doc.Error.Message
+	}
+	return e
+}
