@@ -196,3 +196,37 @@ func joined(msgs []json.RawMessage) string {
 	}
 	return b.String()
 }
+
+// TestReferenceRefreshFromK: an episode from k = 2 that beats the suffix
+// yields ref[0,2) + its action; outcomes of version-1 episodes at k ≤ 2
+// (the same states) still feed the curriculum, later ones do not.
+func TestReferenceRefreshFromK(t *testing.T) {
+	e := redundant(t)
+	rt, err := local.New()
+	require.NoError(t, err)
+	h := newHarness(t, rt, []server.Entry{e}, server.WithReferenceRefresh(rt, 1))
+	before, after := h.reset("redundant", 1), h.reset("redundant", 4) // open on version 1
+
+	ep := h.reset("redundant", 2)
+	h.step(ep.ID, shell("echo done > out.txt"), false)
+	require.True(t, h.evaluate(ep.ID).ReferenceCandidate)
+	h.waitCandidate("redundant", ep.ID, server.CandidateAdopted)
+
+	var v2 trajectory.Trajectory
+	code, raw := h.call("GET", "/v1/tasks/redundant/references/2", nil, &v2)
+	require.Equal(t, http.StatusOK, code, "%s", raw)
+	require.Equal(t, 3, v2.Len())
+	assert.Equal(t, e.Ref.Steps[:2], v2.Steps[:2], "the prefix is version 1's")
+	assert.Equal(t, "echo done > out.txt", v2.Steps[2].Command)
+	assert.Equal(t, 2, h.references("redundant").Versions[1].K)
+
+	h.step(before.ID, shell("echo done > out.txt"), false)
+	res := h.evaluate(before.ID)
+	assert.Equal(t, 1, res.ReferenceVersion)
+	assert.True(t, res.Observed, "k = 1 is the same state in version 2")
+	require.True(t, res.ReferenceCandidate, "1 action against version 1's suffix of 5")
+	stale := h.waitCandidate("redundant", before.ID, server.CandidateRejected)
+	assert.Equal(t, reason.Stale, stale.Reason, "built on version 1, the reference is version 2")
+	h.step(after.ID, shell("echo done > out.txt"), false)
+	assert.False(t, h.evaluate(after.ID).Observed, "k = 4 of version 1 is gone")
+}
