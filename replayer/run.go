@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -81,6 +82,12 @@ func (run *Run) To(ctx context.Context, k int) (*Report, error) {
 			return rep, fmt.Errorf("replay %s to %d: %w", run.traj.ID, k, err)
 		}
 		res, serr := run.step(ctx, run.next)
+		if err := ctx.Err(); errors.Is(err, context.Canceled) {
+			// Cancelled mid-step: what the step saw (often a "timeout") says
+			// nothing about the trajectory, so it is neither a result nor a
+			// divergence.
+			return rep, fmt.Errorf("replay %s step %d: %w", run.traj.ID, run.next, err)
+		}
 		rep.Steps = append(rep.Steps, res)
 		if run.r.onStep != nil {
 			run.r.onStep(res)
@@ -116,6 +123,9 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 	res.ExitCode, res.TimedOut, res.Truncated = out.exitCode, out.timedOut, out.truncated
 	res.OutputBytes, res.SessionRestarted = out.bytes, out.restarted
 	res.Output = excerpt(out.output, run.r.excerpt)
+	if out.hasOutput {
+		res.Digests = digestsOf(out.output)
+	}
 	fail := func(reason Reason, expected, got string, err error) (StepResult, *StepError) {
 		res.Status = StatusFailed
 		if reason == ReasonExitCode || reason == ReasonOutput {
@@ -137,9 +147,10 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 				return fail(ReasonExitCode, fmt.Sprint(want), fmt.Sprint(out.exitCode), nil)
 			}
 		}
-		policy := run.policy(s)
-		if out.hasOutput && !Equal(policy, s.Observation.Output, out.output) {
-			return fail(ReasonOutput, quoteExcerpt(s.Observation.Output), quoteExcerpt(out.output), nil)
+		if out.hasOutput {
+			if ok, want := matches(run.PolicyFor(s), s.Observation, out.output); !ok {
+				return fail(ReasonOutput, want, quoteExcerpt(out.output), nil)
+			}
 		}
 	} else if s.Action == trajectory.KindHTTP && out.exitCode >= 400 {
 		return fail(ReasonExitCode, "a 2xx or 3xx status", fmt.Sprint(out.exitCode), nil)
@@ -151,15 +162,19 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 	return res, nil
 }
 
-// policy is the comparison for step s: volatile steps never compare output.
-func (run *Run) policy(s trajectory.Step) Policy {
+// PolicyFor is the comparison for step s under this run's replayer.
+func (run *Run) PolicyFor(s trajectory.Step) Policy { return run.r.PolicyFor(s) }
+
+// PolicyFor is the comparison for step s: volatile steps never compare
+// output; a step's own "compare" wins over the replayer's default.
+func (r *Replayer) PolicyFor(s trajectory.Step) Policy {
 	if s.Volatile {
 		return PolicyIgnore
 	}
 	if s.Compare != "" {
 		return Policy(s.Compare)
 	}
-	return run.r.compare
+	return r.compare
 }
 
 // expectedCode is the recorded exit code, or the HTTP status of an http step.

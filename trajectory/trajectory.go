@@ -85,7 +85,8 @@ type Step struct {
 	// Checkpoint false forbids resetting right after this step.
 	Checkpoint *bool `json:"checkpoint,omitempty"`
 	// Compare overrides the replay's output comparison for this step:
-	// "exact", "normalized" or "ignore".
+	// "exact", "normalized", "normalized_hex" (normalized, and hex strings
+	// masked: set by pinning where they varied between runs) or "ignore".
 	Compare string `json:"compare,omitempty"`
 	// Tokens counts the policy tokens of this turn.
 	Tokens int `json:"tokens,omitempty"`
@@ -100,12 +101,21 @@ type Range struct {
 	End   int `json:"end,omitempty"`
 }
 
-// Observation is a recorded result.
+// Observation is a recorded result. A source may record the output text
+// and exit code; `rbx prefilter` pins what the verified runs observed
+// (exit code, output digest) so that every replayed step is checked.
 type Observation struct {
 	Output   string `json:"output,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	// Status is the HTTP status of an http step.
 	Status int `json:"status,omitempty"`
+	// OutputSHA256 is the lowercase hex SHA-256 of the output as the
+	// step's comparison sees it (normalised unless "compare" is "exact").
+	// When set, replay compares it rather than Output.
+	OutputSHA256 string `json:"output_sha256,omitempty"`
+	// Pinned marks an observation measured by prefilter on the verified
+	// runs, not recorded by the source.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // IsCheckpoint reports whether resetting right after step i is allowed.
