@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/rbx-sandbox/rbx/replayer"
 )
 
 // ReportVersion is the version of the report format written by WriteReport.
@@ -19,8 +21,8 @@ type Report struct {
 	Duration    time.Duration `json:"duration_ns"`
 	Repeats     int           `json:"repeats"`
 	Concurrency int           `json:"concurrency"`
-	// Interrupted is set when the run was cancelled: undecided results are
-	// judged again by --resume.
+	// Interrupted is set when the run was cancelled: interrupted results
+	// are judged again by --resume.
 	Interrupted bool          `json:"interrupted,omitempty"`
 	Error       string        `json:"error,omitempty"`
 	Summary     Summary       `json:"summary"`
@@ -34,6 +36,8 @@ type Summary struct {
 	Kept      int            `json:"kept"`
 	Rejected  int            `json:"rejected"`
 	Undecided int            `json:"undecided"`
+	// Interrupted counts the trajectories a cancellation left unjudged.
+	Interrupted int `json:"interrupted"`
 	ByReason  map[Reason]int `json:"by_reason"`
 	// Resumed counts results taken from an earlier report.
 	Resumed int `json:"resumed,omitempty"`
@@ -72,6 +76,9 @@ type Result struct {
 	// Nondeterministic those whose normalised output differed across repeats.
 	Volatile         []int `json:"volatile_steps,omitempty"`
 	Nondeterministic []int `json:"nondeterministic_steps,omitempty"`
+	// Pins are the observations of a kept trajectory's verified runs,
+	// written into its steps by WriteKept (also for a resumed verdict).
+	Pins []Pin `json:"pins,omitempty"`
 	// Duration is the median wall time of one repeat (reset, replay, verify).
 	Duration time.Duration `json:"median_repeat_ns"`
 	// Resumed is set when the verdict was taken from an earlier report.
@@ -93,8 +100,10 @@ type Repeat struct {
 
 // stepRun is what one repeat observed of one step.
 type stepRun struct {
-	dur    time.Duration
-	output string
+	dur      time.Duration
+	output   string
+	exitCode int
+	digests  *replayer.Digests
 }
 
 // Failure locates a failed repeat: the step (absent for verifier and
@@ -134,6 +143,8 @@ func (rep *Report) summarise() {
 		case StatusRejected:
 			s.Rejected++
 			s.ByReason[r.Reason]++
+		case StatusInterrupted:
+			s.Interrupted++
 		default:
 			s.Undecided++
 		}
