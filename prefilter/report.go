@@ -32,13 +32,13 @@ type Report struct {
 
 // Summary counts verdicts.
 type Summary struct {
-	Total     int            `json:"total"`
-	Kept      int            `json:"kept"`
-	Rejected  int            `json:"rejected"`
-	Undecided int            `json:"undecided"`
+	Total     int `json:"total"`
+	Kept      int `json:"kept"`
+	Rejected  int `json:"rejected"`
+	Undecided int `json:"undecided"`
 	// Interrupted counts the trajectories a cancellation left unjudged.
-	Interrupted int `json:"interrupted"`
-	ByReason  map[Reason]int `json:"by_reason"`
+	Interrupted int            `json:"interrupted"`
+	ByReason    map[Reason]int `json:"by_reason"`
 	// Resumed counts results taken from an earlier report.
 	Resumed int `json:"resumed,omitempty"`
 }
