@@ -77,7 +77,7 @@ stdout.`,
 	f.Float64Var(&o.maxShare, "max-intervention-share", 0.5, "shift filter: flag episodes whose intervened share of steps or tokens is above this")
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
 	f.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
-	f.StringVar(&o.compare, "compare", string(replayer.PolicyNormalized), "replay output comparison: exact, normalized or ignore")
+	f.StringVar(&o.compare, "compare", string(replayer.PolicyNormalized), "replay output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "on shutdown, how long in-flight requests may take before they are cancelled")
 	o.rt.register(cmd)
