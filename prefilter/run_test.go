@@ -120,6 +120,8 @@ func TestRunCancelled(t *testing.T) {
 	assert.Equal(t, []prefilter.Status{prefilter.StatusInterrupted}, statuses(rep))
 	assert.Equal(t, 1, rep.Summary.Interrupted)
 	assert.Zero(t, rep.Summary.Rejected, "a cancelled repeat is not a rejection")
+	assert.Empty(t, rep.Results[0].Reason)
+	assert.False(t, rep.Results[0].Decided(), "--resume judges it again")
 }
 
 func statuses(rep *prefilter.Report) []prefilter.Status {
