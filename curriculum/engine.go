@@ -27,12 +27,12 @@ type Engine struct {
 	tasks map[string]*taskState
 }
 
-// taskState is one task's track and policy under its own lock.
+// taskState is one task's track and strategy state under its own lock.
 type taskState struct {
 	mu   sync.Mutex
 	info TaskInfo
 	tr   *track
-	pol  policy
+	pol  strategyState
 }
 
 // New returns an empty engine.
@@ -78,7 +78,7 @@ func (e *Engine) register(ti TaskInfo, persist bool) error {
 		}
 	}
 	tr := newTrack(&e.cfg, ti)
-	e.tasks[ti.ID] = &taskState{info: ti, tr: tr, pol: newPolicy(tr)}
+	e.tasks[ti.ID] = &taskState{info: ti, tr: tr, pol: newStrategyState(tr)}
 	return nil
 }
 

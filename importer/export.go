@@ -6,24 +6,9 @@ import (
 	"io"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/chat"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
-
-// actionArgs are the action fields of s as a JSON object: the arguments of
-// the native tool named after its kind.
-func actionArgs(s trajectory.Step) (json.RawMessage, error) {
-	a := s
-	a.Action, a.Observation, a.Volatile, a.Checkpoint, a.Compare, a.Tokens, a.Messages = "", nil, false, nil, "", 0, nil
-	raw, err := json.Marshal(a)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	delete(m, "action")
-	return json.Marshal(m)
-}
 
 // ExportATIF converts t to ATIF v1.4. Every step is an agent step with one
 // tool call named after its action kind (a noop is a message-only step);
@@ -70,11 +55,11 @@ func atifStep(i int, s trajectory.Step) (ATIFStep, error) {
 		return st, nil
 	}
 	st.Message = mustJSON(assistantText(s.Messages))
-	args, err := actionArgs(s)
+	args, err := tools.Arguments(s)
 	if err != nil {
 		return st, err
 	}
-	id := fmt.Sprintf("call_%d", i)
+	id := chat.CallID(i)
 	st.ToolCalls = []ATIFToolCall{{ToolCallID: id, FunctionName: string(s.Action), Arguments: args}}
 	if o := s.Observation; o != nil {
 		x.ExitCode, x.Status, x.HasOutput = o.ExitCode, o.Status, true
@@ -118,21 +103,16 @@ func ExportOpenAI(t *trajectory.Trajectory) (*OpenAIChat, error) {
 			c.Messages = append(c.Messages, mustJSON(map[string]any{"role": "assistant", "content": s.Note}))
 			continue
 		}
-		args, err := actionArgs(s)
+		id, content := chat.CallID(i), assistantText(s.Messages)
+		call, err := chat.Call(s, id, &content)
 		if err != nil {
 			return nil, fmt.Errorf("export step %d to OpenAI: %w", i, err)
 		}
-		id := fmt.Sprintf("call_%d", i)
-		c.Messages = append(c.Messages, mustJSON(map[string]any{
-			"role": "assistant", "content": assistantText(s.Messages),
-			"tool_calls": []any{map[string]any{"id": id, "type": "function",
-				"function": map[string]any{"name": string(s.Action), "arguments": string(args)}}},
-		}))
 		out := ""
 		if s.Observation != nil {
 			out = s.Observation.Output
 		}
-		c.Messages = append(c.Messages, mustJSON(map[string]any{"role": "tool", "tool_call_id": id, "content": out}))
+		c.Messages = append(c.Messages, call, chat.Result(id, out))
 	}
 	return c, nil
 }

@@ -1,9 +1,10 @@
 package importer
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,14 +98,15 @@ func nativeStep(kind trajectory.Kind, args map[string]any) (trajectory.Step, err
 	if err != nil {
 		return trajectory.Step{}, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var s trajectory.Step
-	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("arguments: %w", err)
+	allowed := kind.ArgNames()
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		if !slices.Contains(allowed, k) {
+			return trajectory.Step{}, fmt.Errorf("arguments: %s takes no %q (it takes %s)", kind, k, strings.Join(allowed, ", "))
+		}
 	}
-	if s.Observation != nil || s.Messages != nil || s.Tokens != 0 || s.Checkpoint != nil || s.Volatile || s.Compare != "" {
-		return s, fmt.Errorf("arguments hold step metadata, not action fields")
+	var s trajectory.Step
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return s, fmt.Errorf("arguments: %w", err)
 	}
 	s.Action = kind
 	return s, complete(&s)
@@ -147,61 +149,46 @@ func complete(s *trajectory.Step) error {
 	return nil
 }
 
+// setField sets argument field of s from a foreign value, coerced to the
+// argument's type in trajectory's field table (numbers and booleans become
+// strings, "30" or 30 seconds a duration, [start, end] a range).
 func setField(s *trajectory.Step, field string, v any) error {
-	str := func() (string, error) {
+	arg, ok := mappable()[field]
+	if !ok {
+		return fmt.Errorf("argument %s: not a mappable step field", field)
+	}
+	var val any
+	var err error
+	switch arg.Type {
+	case trajectory.ArgRange:
+		val, err = toRange(v)
+	case trajectory.ArgInt:
+		val, err = toInt(v)
+	case trajectory.ArgDuration:
+		var d time.Duration
+		d, err = toDuration(v)
+		val = task.Duration(d)
+	default:
 		switch x := v.(type) {
 		case string:
-			return x, nil
+			val = x
 		case float64, bool, json.Number:
-			return fmt.Sprint(x), nil
+			val = fmt.Sprint(x)
+		default:
+			return fmt.Errorf("argument for %s: expected a string, got %T", field, v)
 		}
-		return "", fmt.Errorf("argument for %s: expected a string, got %T", field, v)
+		if field == "method" {
+			val = strings.ToUpper(val.(string))
+		}
 	}
-	switch field {
-	case "range":
-		r, err := toRange(v)
-		s.Range = r
-		return err
-	case "insert_line":
-		n, err := toInt(v)
-		s.InsertLine = &n
-		return err
-	case "timeout":
-		d, err := toDuration(v)
-		s.Timeout = task.Duration(d)
-		return err
-	}
-	x, err := str()
 	if err != nil {
 		return err
 	}
-	switch field {
-	case "command":
-		s.Command = x
-	case "cwd":
-		s.Cwd = x
-	case "path":
-		s.Path = x
-	case "content":
-		s.Content = &x
-	case "mode":
-		s.Mode = x
-	case "old":
-		s.Old = &x
-	case "new":
-		s.New = &x
-	case "text":
-		s.Text = &x
-	case "note":
-		s.Note = x
-	case "method":
-		s.Method = strings.ToUpper(x)
-	case "url":
-		s.URL = x
-	case "body":
-		s.Body = &x
+	raw, err := json.Marshal(map[string]any{field: val})
+	if err != nil {
+		return fmt.Errorf("argument %s: %w", field, err)
 	}
-	return nil
+	return json.Unmarshal(raw, s)
 }
 
 func toInt(v any) (int, error) {

@@ -90,8 +90,20 @@ func (m ToolMap) Merge(over ToolMap) ToolMap {
 	return out
 }
 
-var argFields = []string{"command", "cwd", "timeout", "path", "content", "mode", "range",
-	"old", "new", "insert_line", "text", "note", "method", "url", "body"}
+// mappable is the step arguments a tool map may fill, from trajectory's
+// field table: every kind's arguments but the maps (env, headers, capture),
+// which no foreign tool call carries in a form to map.
+func mappable() map[string]trajectory.Arg {
+	out := map[string]trajectory.Arg{}
+	for _, k := range trajectory.Kinds {
+		for _, a := range k.Args() {
+			if a.Type != trajectory.ArgStringMap {
+				out[a.Name] = a
+			}
+		}
+	}
+	return out
+}
 
 func (r Rule) check() error {
 	if r.By != "" {
@@ -109,8 +121,8 @@ func (r Rule) check() error {
 		return fmt.Errorf("action %q: expected one of shell, write_file, read_file, edit_file, http, noop", r.Action)
 	}
 	for _, f := range slices.Sorted(maps.Keys(r.Args)) {
-		if !slices.Contains(argFields, f) {
-			return fmt.Errorf("args.%s: unknown field; expected one of %s", f, strings.Join(argFields, ", "))
+		if _, ok := mappable()[f]; !ok {
+			return fmt.Errorf("args.%s: unknown field; expected one of %s", f, strings.Join(slices.Sorted(maps.Keys(mappable())), ", "))
 		}
 	}
 	return nil

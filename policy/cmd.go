@@ -13,7 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // Cmd runs an external program per episode and talks to it in JSON lines.
@@ -58,7 +60,7 @@ func (c Cmd) Start(ctx context.Context, ep Episode) (Agent, error) {
 	a := &cmdAgent{p: p, in: in, lines: make(chan string), done: make(chan struct{}), stop: make(chan struct{})}
 	go a.read(out)
 	hello := map[string]any{"type": "episode", "task": ep.Task.ID, "instruction": ep.Task.Instruction,
-		"trajectory": ep.Trajectory.ID, "k": ep.K, "steps_total": ep.Trajectory.Len(), "workdir": ep.Task.SandboxSpec().Workdir}
+		"trajectory": ep.Trajectory.ID, "k": ep.K, "steps_total": ep.Trajectory.Len(), "workdir": provision.Spec(ep.Task).Workdir}
 	if err := a.send(hello); err != nil {
 		return nil, errors.Join(err, a.Close())
 	}
@@ -72,7 +74,19 @@ type cmdAgent struct {
 	done  chan struct{} // closed when stdout ends
 	stop  chan struct{} // closed by Close: the reader stops handing lines over
 	line  int
+	sent  int // observations sent: the next one's step
 	once  sync.Once
+}
+
+// observationLine is an observation on the program's stdin. Its shape is
+// the protocol's: output and exit_code are always present.
+type observationLine struct {
+	Type     string `json:"type"`
+	Step     int    `json:"step"` // counts the actions of the episode, from 0
+	Output   string `json:"output"`
+	ExitCode int    `json:"exit_code"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 func (a *cmdAgent) read(out io.Reader) {
@@ -99,12 +113,14 @@ func (a *cmdAgent) send(v any) error {
 	return nil
 }
 
-func (a *cmdAgent) Act(ctx context.Context, obs *Observation) (trajectory.Step, bool, error) {
+func (a *cmdAgent) Act(ctx context.Context, obs *trajectory.Observation) (trajectory.Step, bool, error) {
 	if obs != nil {
-		if err := a.send(struct {
-			Type string `json:"type"`
-			*Observation
-		}{"observation", obs}); err != nil {
+		line := observationLine{Type: "observation", Step: a.sent, Output: obs.Output, TimedOut: obs.TimedOut, Error: obs.Error}
+		if obs.ExitCode != nil {
+			line.ExitCode = *obs.ExitCode
+		}
+		a.sent++
+		if err := a.send(line); err != nil {
 			return trajectory.Step{}, false, err
 		}
 	}
@@ -135,18 +151,18 @@ func (a *cmdAgent) Act(ctx context.Context, obs *Observation) (trajectory.Step, 
 func parseLine(text string) (trajectory.Step, bool, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(text), &fields); err != nil {
-		return trajectory.Step{}, false, fmt.Errorf("%w: expected a JSON object: %s", ErrMalformed, truncate(text, 200))
+		return trajectory.Step{}, false, fmt.Errorf("%w: expected a JSON object: %s", tools.ErrMalformed, truncate(text, 200))
 	}
 	var kind string
 	if err := json.Unmarshal(fields["action"], &kind); err != nil {
-		return trajectory.Step{}, false, fmt.Errorf(`%w: expected "action": a tool name or "submit"`, ErrMalformed)
+		return trajectory.Step{}, false, fmt.Errorf(`%w: expected "action": a tool name or "submit"`, tools.ErrMalformed)
 	}
 	if kind == SubmitTool {
 		return trajectory.Step{}, true, nil
 	}
 	delete(fields, "action")
 	args, _ := json.Marshal(fields)
-	s, err := ParseAction(kind, args)
+	s, err := tools.Parse(kind, args)
 	return s, false, err
 }
 

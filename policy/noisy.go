@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path"
 
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
@@ -22,7 +23,7 @@ func (Noisy) Name() string { return "noisy" }
 // the same steps.
 func (n Noisy) Start(_ context.Context, ep Episode) (Agent, error) {
 	rng := rand.New(rand.NewPCG(ep.Seed, uint64(ep.K)))
-	workdir := ep.Task.SandboxSpec().Workdir
+	workdir := provision.Spec(ep.Task).Workdir
 	return &suffix{steps: ep.Trajectory.Steps, next: ep.K, alter: func(i int, s trajectory.Step) trajectory.Step {
 		if p := n.Noise.P(i); p > 0 && rng.Float64() < p {
 			return Corrupt(s, workdir)

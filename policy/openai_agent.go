@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/chat"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // chatAgent is one episode's conversation.
@@ -42,9 +44,9 @@ type chatMessage struct {
 // nudge answers a reply without a tool call.
 const nudge = "No tool call in your reply. Use the tools to act, and call submit when the task is done."
 
-func (a *chatAgent) Act(ctx context.Context, obs *Observation) (trajectory.Step, bool, error) {
+func (a *chatAgent) Act(ctx context.Context, obs *trajectory.Observation) (trajectory.Step, bool, error) {
 	if a.waiting != "" && obs != nil {
-		a.add(chatMessage{Role: "tool", ToolCallID: a.waiting, Content: ptr(obs.Text())})
+		a.add(chatMessage{Role: "tool", ToolCallID: a.waiting, Content: ptr(chat.ObservationText(*obs))})
 	}
 	a.waiting = ""
 	for a.steps < a.cfg.maxSteps {
@@ -65,9 +67,9 @@ func (a *chatAgent) Act(ctx context.Context, obs *Observation) (trajectory.Step,
 		if tc.Function.Name == SubmitTool {
 			return trajectory.Step{}, true, nil
 		}
-		s, err := ParseAction(tc.Function.Name, []byte(tc.Function.Arguments))
+		s, err := tools.Parse(tc.Function.Name, []byte(tc.Function.Arguments))
 		if err == nil && tc.Type != "" && tc.Type != "function" {
-			err = fmt.Errorf("%w: tool call type %q: expected function", ErrMalformed, tc.Type)
+			err = fmt.Errorf("%w: tool call type %q: expected function", tools.ErrMalformed, tc.Type)
 		}
 		if err != nil {
 			a.cfg.log.Debug("openai: malformed tool call", "id", tc.ID, "err", err)
@@ -131,4 +133,11 @@ func (a *chatAgent) complete(ctx context.Context) (*chatMessage, error) {
 	}
 	a.messages = append(a.messages, out.Choices[0].Message)
 	return &msg, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

@@ -100,13 +100,13 @@ func TestOpenAIAgentLoop(t *testing.T) {
 
 	// c2 (truncated JSON), c3 (unknown tool) and a reply without tool call
 	// are fed back; the next valid call is c4.
-	s, done, err = agent.Act(ctx, &policy.Observation{Output: "README.md\n"})
+	s, done, err = agent.Act(ctx, &trajectory.Observation{Output: "README.md\n"})
 	require.NoError(t, err)
 	require.False(t, done)
 	assert.Equal(t, "run.sh", s.Path)
 	assert.Equal(t, "0755", s.Mode)
 
-	_, done, err = agent.Act(ctx, &policy.Observation{})
+	_, done, err = agent.Act(ctx, &trajectory.Observation{})
 	require.NoError(t, err)
 	assert.True(t, done, "submit ends the episode")
 
@@ -147,11 +147,11 @@ func TestOpenAIStepLimitAndErrors(t *testing.T) {
 	agent, err := pol.Start(ctx, episode(t, 0))
 	require.NoError(t, err)
 	for range 2 {
-		_, done, err := agent.Act(ctx, &policy.Observation{})
+		_, done, err := agent.Act(ctx, &trajectory.Observation{})
 		require.NoError(t, err)
 		require.False(t, done)
 	}
-	_, done, err := agent.Act(ctx, &policy.Observation{})
+	_, done, err := agent.Act(ctx, &trajectory.Observation{})
 	require.NoError(t, err)
 	assert.True(t, done, "the step limit ends the episode")
 

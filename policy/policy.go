@@ -8,8 +8,6 @@ package policy
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
@@ -23,33 +21,6 @@ type Episode struct {
 	K          int
 	// Seed makes a stochastic policy reproducible per rollout.
 	Seed uint64
-}
-
-// Observation is the outcome of an agent's previous action.
-type Observation struct {
-	// Step counts the actions of the episode, from 0.
-	Step     int    `json:"step"`
-	Output   string `json:"output"`
-	ExitCode int    `json:"exit_code"`
-	TimedOut bool   `json:"timed_out,omitempty"`
-	// Error says why the action could not be carried out (edit target
-	// absent, undefined variable, service not allowed...).
-	Error string `json:"error,omitempty"`
-}
-
-// Text renders the observation the way a tool result is shown to a model.
-func (o Observation) Text() string {
-	var b strings.Builder
-	b.WriteString(o.Output)
-	switch {
-	case o.Error != "":
-		fmt.Fprintf(&b, "\n[error: %s]", o.Error)
-	case o.TimedOut:
-		b.WriteString("\n[timed out]")
-	case o.ExitCode != 0:
-		fmt.Fprintf(&b, "\n[exit code %d]", o.ExitCode)
-	}
-	return strings.TrimPrefix(b.String(), "\n")
 }
 
 // Policy starts agents. Implementations are safe for concurrent use: one
@@ -66,7 +37,7 @@ type Agent interface {
 	// Act returns the next action given the observation of the previous one
 	// (nil on the first call). done ends the episode; the action is then
 	// ignored.
-	Act(ctx context.Context, obs *Observation) (action trajectory.Step, done bool, err error)
+	Act(ctx context.Context, obs *trajectory.Observation) (action trajectory.Step, done bool, err error)
 	// Close releases what the agent holds (an external process).
 	Close() error
 }
@@ -91,7 +62,7 @@ type suffix struct {
 	alter func(i int, s trajectory.Step) trajectory.Step
 }
 
-func (a *suffix) Act(context.Context, *Observation) (trajectory.Step, bool, error) {
+func (a *suffix) Act(context.Context, *trajectory.Observation) (trajectory.Step, bool, error) {
 	if a.next >= len(a.steps) {
 		return trajectory.Step{}, true, nil
 	}

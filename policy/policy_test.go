@@ -11,6 +11,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 func TestParseNoise(t *testing.T) {
@@ -101,7 +102,7 @@ func TestPrefixMessages(t *testing.T) {
 }
 
 func TestParseAction(t *testing.T) {
-	s, err := policy.ParseAction("edit_file", []byte(`{"path":"a","old":"x","new":"y"}`))
+	s, err := tools.Parse("edit_file", []byte(`{"path":"a","old":"x","new":"y"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "a", s.Path)
 	for name, args := range map[string]string{
@@ -111,8 +112,8 @@ func TestParseAction(t *testing.T) {
 		"http":       `[1]`,
 		"rm":         `{}`,
 	} {
-		_, err := policy.ParseAction(name, []byte(args))
-		assert.ErrorIs(t, err, policy.ErrMalformed, "%s %s", name, args)
+		_, err := tools.Parse(name, []byte(args))
+		assert.ErrorIs(t, err, tools.ErrMalformed, "%s %s", name, args)
 	}
 }
 
@@ -127,7 +128,7 @@ func TestCmdPolicy(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, done)
 	assert.Equal(t, "echo hi", s.Command)
-	_, done, err = a.Act(ctx, &policy.Observation{Output: "hi\n"})
+	_, done, err = a.Act(ctx, &trajectory.Observation{Output: "hi\n"})
 	require.NoError(t, err)
 	assert.True(t, done, "the malformed line is answered with an error, then submit")
 	require.NoError(t, a.Close(), "Close kills a program that does not exit")

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/verifier"
@@ -91,9 +92,9 @@ func sequential(b *testing.B, ctx context.Context, rt sandbox.Runtime, rp *repla
 	start := time.Now()
 	for _, it := range items {
 		for range benchRepeats {
-			sb, err := rt.Create(ctx, it.Task.SandboxSpec())
+			sb, err := rt.Create(ctx, provision.Spec(it.Task))
 			require.NoError(b, err)
-			require.NoError(b, replayer.Prepare(ctx, sb, it.Task))
+			require.NoError(b, provision.Prepare(ctx, sb, it.Task))
 			_, err = rp.Replay(ctx, sb, it.Task, it.Traj, it.Traj.Len())
 			require.NoError(b, err)
 			v, err := verifier.Run(ctx, sb, it.Task)

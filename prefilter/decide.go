@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 )
 
@@ -27,9 +28,9 @@ func base(it *Item) Result {
 
 // rejected is a verdict reached without running repeats (parse error,
 // missing image).
-func rejected(it *Item, reason Reason, f *Failure) Result {
+func rejected(it *Item, why reason.Reason, f *Failure) Result {
 	res := base(it)
-	res.Status, res.Reason, res.Failure, res.Detail = StatusRejected, reason, f, f.Message
+	res.Status, res.Reason, res.Failure, res.Detail = StatusRejected, why, f, f.Message
 	return res
 }
 
@@ -50,7 +51,7 @@ func undecided(it *Item, outcomes []Repeat) Result {
 // decide aggregates the repeats of one trajectory. Kept only if all
 // passed. A trajectory that passed some repeats and failed others for
 // reasons of its own is flaky; infrastructure failures decide nothing
-// about it, so they win over passes (infra_error, judged again on
+// about it, so they win over passes (infra, judged again on
 // --resume); otherwise the first failing repeat gives the reason.
 func decide(it *Item, outcomes []Repeat) Result {
 	res := base(it)
@@ -63,7 +64,7 @@ func decide(it *Item, outcomes []Repeat) Result {
 		}
 		switch {
 		case o.Passed:
-		case o.Reason == ReasonInfra:
+		case o.Reason.IsInfra():
 			if firstInfra == nil {
 				firstInfra = o
 			}
@@ -73,13 +74,13 @@ func decide(it *Item, outcomes []Repeat) Result {
 	}
 	switch {
 	case first != nil && res.Passed > 0:
-		res.Status, res.Reason, res.Failure = StatusRejected, ReasonFlaky, first.Failure
+		res.Status, res.Reason, res.Failure = StatusRejected, reason.Flaky, first.Failure
 		res.Detail = fmt.Sprintf("passed %d of %d repeats; first failure: %s: %s", res.Passed, len(outcomes), first.Reason, first.Failure.Message)
 	case first != nil:
 		res.Status, res.Reason, res.Failure = StatusRejected, first.Reason, first.Failure
 		res.Detail = first.Failure.Message
 	case firstInfra != nil:
-		res.Status, res.Reason, res.Failure = StatusRejected, ReasonInfra, firstInfra.Failure
+		res.Status, res.Reason, res.Failure = StatusRejected, firstInfra.Reason, firstInfra.Failure
 		res.Detail = firstInfra.Failure.Message
 	default:
 		res.Status = StatusKept

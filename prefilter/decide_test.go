@@ -6,31 +6,32 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
 func TestDecide(t *testing.T) {
 	pass := Repeat{Passed: true, Reached: 3, Duration: time.Second}
-	fail := func(r Reason, reached int) Repeat {
+	fail := func(r reason.Reason, reached int) Repeat {
 		return Repeat{Reason: r, Reached: reached, Failure: &Failure{Message: string(r)}, Duration: time.Second}
 	}
 	tests := []struct {
 		name    string
 		repeats []Repeat
 		status  Status
-		reason  Reason
+		why     reason.Reason
 		passed  int
 		deepest int
 	}{
 		{"all pass", []Repeat{pass, pass, pass}, StatusKept, "", 3, 3},
-		{"all fail alike", []Repeat{fail(ReasonStepFailed, 1), fail(ReasonStepFailed, 1)}, StatusRejected, ReasonStepFailed, 0, 1},
-		{"first failure wins", []Repeat{fail(ReasonDiverged, 2), fail(ReasonTimeout, 1)}, StatusRejected, ReasonDiverged, 0, 1},
-		{"pass and fail is flaky", []Repeat{pass, fail(ReasonStepFailed, 0), pass, fail(ReasonStepFailed, 0)}, StatusRejected, ReasonFlaky, 2, 3},
-		{"verify fails sometimes is flaky", []Repeat{fail(ReasonVerifyFailed, 3), pass}, StatusRejected, ReasonFlaky, 1, 3},
-		{"infra decides nothing", []Repeat{pass, fail(ReasonInfra, 0)}, StatusRejected, ReasonInfra, 1, 3},
-		{"own failure beats infra", []Repeat{fail(ReasonInfra, 0), fail(ReasonVerifyFailed, 3)}, StatusRejected, ReasonVerifyFailed, 0, 3},
-		{"deepest is a checkpoint", []Repeat{fail(ReasonStepFailed, 2)}, StatusRejected, ReasonStepFailed, 0, 1},
+		{"all fail alike", []Repeat{fail(reason.ExitCode, 1), fail(reason.ExitCode, 1)}, StatusRejected, reason.ExitCode, 0, 1},
+		{"first failure wins", []Repeat{fail(reason.Output, 2), fail(reason.Timeout, 1)}, StatusRejected, reason.Output, 0, 1},
+		{"pass and fail is flaky", []Repeat{pass, fail(reason.ExitCode, 0), pass, fail(reason.ExitCode, 0)}, StatusRejected, reason.Flaky, 2, 3},
+		{"verify fails sometimes is flaky", []Repeat{fail(reason.VerifyFailed, 3), pass}, StatusRejected, reason.Flaky, 1, 3},
+		{"infra decides nothing", []Repeat{pass, fail(reason.Infra, 0)}, StatusRejected, reason.Infra, 1, 3},
+		{"own failure beats infra", []Repeat{fail(reason.Infra, 0), fail(reason.VerifyFailed, 3)}, StatusRejected, reason.VerifyFailed, 0, 3},
+		{"deepest is a checkpoint", []Repeat{fail(reason.ExitCode, 2)}, StatusRejected, reason.ExitCode, 0, 1},
 	}
 	no := false
 	traj := &trajectory.Trajectory{ID: "t", Steps: []trajectory.Step{{Action: "noop"}, {Action: "noop", Checkpoint: &no}, {Action: "noop"}}}
@@ -39,7 +40,7 @@ func TestDecide(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := decide(it, tc.repeats)
 			assert.Equal(t, tc.status, res.Status)
-			assert.Equal(t, tc.reason, res.Reason)
+			assert.Equal(t, tc.why, res.Reason)
 			assert.Equal(t, tc.passed, res.Passed)
 			assert.Equal(t, tc.deepest, res.Deepest)
 			assert.Equal(t, time.Second, res.Duration)

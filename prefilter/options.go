@@ -71,7 +71,7 @@ func WithPoolSize(n int) Option {
 }
 
 // WithRetries sets how many times a repeat that failed for infrastructure
-// reasons is retried on a fresh sandbox before it counts as infra_error
+// reasons is retried on a fresh sandbox before it counts as infra
 // (default 2; see reset.WithRetries).
 func WithRetries(n int) Option {
 	return func(c *config) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -23,14 +24,14 @@ type Pin struct {
 	// every run; empty when the output is not compared.
 	OutputSHA256 string `json:"output_sha256,omitempty"`
 	// Compare is the step's comparison after pinning.
-	Compare replayer.Policy `json:"compare,omitempty"`
+	Compare replayer.Comparison `json:"compare,omitempty"`
 	// Note says why the output is compared more loosely than asked.
 	Note string `json:"note,omitempty"`
 }
 
 // looser is the order in which pinning relaxes a step's comparison when
 // its output differed between verified runs.
-var looser = []replayer.Policy{replayer.PolicyExact, replayer.PolicyNormalized, replayer.PolicyNormalizedHex, replayer.PolicyIgnore}
+var looser = []replayer.Comparison{replayer.CompareExact, replayer.CompareNormalized, replayer.CompareNormalizedHex, replayer.CompareIgnore}
 
 // NondeterministicExitError is a step whose exit code (or HTTP status)
 // differed between runs that all passed: the state after it is not one
@@ -46,7 +47,7 @@ func (e *NondeterministicExitError) Error() string {
 
 // pinSteps computes the pins of traj from repeats that all replayed every
 // step. policyFor is the comparison the replay used for a step.
-func pinSteps(traj *trajectory.Trajectory, outcomes []Repeat, policyFor func(trajectory.Step) replayer.Policy) ([]Pin, error) {
+func pinSteps(traj *trajectory.Trajectory, outcomes []Repeat, policyFor func(trajectory.Step) replayer.Comparison) ([]Pin, error) {
 	var pins []Pin
 	for i, s := range traj.Steps {
 		if s.Action != trajectory.KindShell && s.Action != trajectory.KindReadFile && s.Action != trajectory.KindHTTP {
@@ -81,13 +82,13 @@ func pinSteps(traj *trajectory.Trajectory, outcomes []Repeat, policyFor func(tra
 
 // pinOutput picks the strictest comparison, starting from the one asked
 // for, under which every run's output has the same digest.
-func pinOutput(asked replayer.Policy, runs []stepRun) (replayer.Policy, string, string) {
+func pinOutput(asked replayer.Comparison, runs []stepRun) (replayer.Comparison, string, string) {
 	start := slices.Index(looser, asked)
 	if start < 0 {
-		start = slices.Index(looser, replayer.PolicyNormalized)
+		start = slices.Index(looser, replayer.CompareNormalized)
 	}
 	for _, p := range looser[start:] {
-		if p == replayer.PolicyIgnore {
+		if p == replayer.CompareIgnore {
 			break
 		}
 		ds := distinct(runs, func(r stepRun) string { return r.digests.Of(p) })
@@ -100,10 +101,10 @@ func pinOutput(asked replayer.Policy, runs []stepRun) (replayer.Policy, string, 
 		}
 	}
 	note := ""
-	if asked != replayer.PolicyIgnore {
+	if asked != replayer.CompareIgnore {
 		note = "output differed between runs beyond timings and hex ids: not compared (exit code still checked)"
 	}
-	return replayer.PolicyIgnore, "", note
+	return replayer.CompareIgnore, "", note
 }
 
 func distinct[T comparable](runs []stepRun, f func(stepRun) T) []T {
@@ -147,13 +148,13 @@ func applyPins(traj *trajectory.Trajectory, pins []Pin) *trajectory.Trajectory {
 
 // pinned adds the pins to a kept verdict, or rejects it as flaky when a
 // step's exit code differed between its passing repeats.
-func pinned(res Result, it *Item, outcomes []Repeat, policyFor func(trajectory.Step) replayer.Policy) Result {
+func pinned(res Result, it *Item, outcomes []Repeat, policyFor func(trajectory.Step) replayer.Comparison) Result {
 	if res.Status != StatusKept {
 		return res
 	}
 	pins, err := pinSteps(it.Traj, outcomes, policyFor)
 	if err != nil {
-		res.Status, res.Reason = StatusRejected, ReasonFlaky
+		res.Status, res.Reason = StatusRejected, reason.Flaky
 		res.Failure = &Failure{Message: err.Error()}
 		var ne *NondeterministicExitError
 		if errors.As(err, &ne) {
@@ -170,7 +171,7 @@ func pinned(res Result, it *Item, outcomes []Repeat, policyFor func(trajectory.S
 	for _, p := range pins {
 		switch {
 		case p.Note == "":
-		case p.Compare == replayer.PolicyIgnore:
+		case p.Compare == replayer.CompareIgnore:
 			ignored++
 		default:
 			loose++

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -22,7 +23,8 @@ func (r *runner) runRepeat(ctx context.Context, res *reset.Resetter, it *Item) (
 	start := time.Now()
 	defer func() { out.Duration = time.Since(start) }()
 	traj := whole(it.Traj)
-	sb, rep, err := res.Reset(ctx, it.Task, traj, traj.Len())
+	ep, err := res.Reset(ctx, it.Task, traj, traj.Len())
+	sb, rep := ep.Sandbox, ep.Report
 	if rep != nil {
 		for _, s := range rep.Steps {
 			out.steps = append(out.steps, stepRun{dur: s.Duration, output: s.Output, exitCode: s.ExitCode, digests: s.Digests})
@@ -40,15 +42,15 @@ func (r *runner) runRepeat(ctx context.Context, res *reset.Resetter, it *Item) (
 	case ctx.Err() != nil: // whatever the verifier saw, it was cut short
 		out.cancelled = true
 	case err != nil:
-		out.Reason, out.Failure = ReasonInfra, &Failure{Message: err.Error()}
+		out.Reason, out.Failure = reason.Infra, &Failure{Message: err.Error()}
 		if fatalErr(err) {
 			fatal = err
 		}
 	case v.TimedOut:
-		out.Reason = ReasonTimeout
+		out.Reason = reason.Timeout
 		out.Failure = &Failure{Message: fmt.Sprintf("verifier timed out after %s", it.Task.VerifyTimeout()), Output: tail(v.Output)}
 	case !v.Passed:
-		out.Reason = ReasonVerifyFailed
+		out.Reason = reason.VerifyFailed
 		out.Failure = &Failure{Message: fmt.Sprintf("verifier exited %d", v.ExitCode), Output: tail(v.Output)}
 	default:
 		out.Passed = true
@@ -77,12 +79,12 @@ func classify(ctx context.Context, out Repeat, rep *replayer.Report, err error) 
 	case ctx.Err() != nil:
 		out.cancelled = true
 		return out, nil
-	case errors.As(err, &se) && se.Reason != replayer.ReasonInfra:
-		out.Reason = stepReason(se.Reason)
+	case errors.As(err, &se) && !reason.IsInfra(err):
+		out.Reason = se.Reason
 		out.Failure = stepFailure(se)
 		return out, nil
 	case errors.Is(err, context.DeadlineExceeded) && ran:
-		out.Reason = ReasonTimeout
+		out.Reason = reason.Timeout
 		out.Failure = &Failure{Message: "episode timeout: " + err.Error()}
 		if se != nil {
 			out.Failure = stepFailure(se)
@@ -90,29 +92,17 @@ func classify(ctx context.Context, out Repeat, rep *replayer.Report, err error) 
 		}
 		return out, nil
 	case errors.Is(err, sandbox.ErrImageMissing):
-		out.Reason, out.Failure = ReasonImageMissing, &Failure{Message: err.Error()}
+		out.Reason, out.Failure = reason.ImageMissing, &Failure{Message: err.Error()}
 		return out, nil
 	}
-	out.Reason, out.Failure = ReasonInfra, &Failure{Message: err.Error()}
+	out.Reason, out.Failure = reason.Infra, &Failure{Message: err.Error()}
 	if se != nil {
-		out.Failure = stepFailure(se)
+		out.Reason, out.Failure = se.Reason, stepFailure(se)
 	}
 	if fatalErr(err) {
 		return out, err
 	}
 	return out, nil
-}
-
-func stepReason(r replayer.Reason) Reason {
-	switch r {
-	case replayer.ReasonOutput:
-		return ReasonDiverged
-	case replayer.ReasonTimeout:
-		return ReasonTimeout
-	case replayer.ReasonInfra:
-		return ReasonInfra
-	}
-	return ReasonStepFailed // exit code or HTTP status, or the action could not be done
 }
 
 func stepFailure(se *replayer.StepError) *Failure {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 )
 
@@ -37,8 +38,8 @@ type Summary struct {
 	Rejected  int `json:"rejected"`
 	Undecided int `json:"undecided"`
 	// Interrupted counts the trajectories a cancellation left unjudged.
-	Interrupted int            `json:"interrupted"`
-	ByReason    map[Reason]int `json:"by_reason"`
+	Interrupted int                   `json:"interrupted"`
+	ByReason    map[reason.Reason]int `json:"by_reason"`
 	// Resumed counts results taken from an earlier report.
 	Resumed int `json:"resumed,omitempty"`
 }
@@ -58,9 +59,9 @@ type Result struct {
 	Task     string `json:"task,omitempty"`
 	TaskFile string `json:"task_file,omitempty"`
 	// T is the number of steps.
-	T      int    `json:"steps_total"`
-	Status Status `json:"status"`
-	Reason Reason `json:"reason,omitempty"`
+	T      int           `json:"steps_total"`
+	Status Status        `json:"status"`
+	Reason reason.Reason `json:"reason,omitempty"`
 	// Detail is a one-line human explanation of the verdict.
 	Detail string `json:"detail,omitempty"`
 	// Failure is the first failing repeat's failure.
@@ -87,9 +88,9 @@ type Result struct {
 
 // Repeat is one end-to-end replay and verification in a fresh sandbox.
 type Repeat struct {
-	Passed  bool     `json:"passed"`
-	Reason  Reason   `json:"reason,omitempty"`
-	Failure *Failure `json:"failure,omitempty"`
+	Passed  bool          `json:"passed"`
+	Reason  reason.Reason `json:"reason,omitempty"`
+	Failure *Failure      `json:"failure,omitempty"`
 	// Reached counts the steps that replayed successfully.
 	Reached  int           `json:"reached"`
 	Duration time.Duration `json:"duration_ns"`
@@ -127,15 +128,19 @@ type StepStat struct {
 	Runs   int           `json:"runs"`
 }
 
+// legacyInfra is what reports before the shared vocabulary (docs/reasons.md)
+// called reason.Infra; a resumed run judges such results again too.
+const legacyInfra reason.Reason = "infra_error"
+
 // Decided reports whether r is a verdict a resumed run may keep: kept, or
-// rejected for a reason that is the trajectory's (infra_error is not).
+// rejected for a reason that is the trajectory's (infra and session_lost are not).
 func (r Result) Decided() bool {
-	return r.Status == StatusKept || r.Status == StatusRejected && r.Reason != ReasonInfra
+	return r.Status == StatusKept || r.Status == StatusRejected && !r.Reason.IsInfra() && r.Reason != legacyInfra
 }
 
 // summarise fills rep.Summary from rep.Results.
 func (rep *Report) summarise() {
-	s := Summary{Total: len(rep.Results), ByReason: map[Reason]int{}}
+	s := Summary{Total: len(rep.Results), ByReason: map[reason.Reason]int{}}
 	for _, r := range rep.Results {
 		switch r.Status {
 		case StatusKept:

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
@@ -63,7 +64,7 @@ func Run(ctx context.Context, rt pool.Creator, rp *replayer.Replayer, items []*I
 		if r.results[i].Status == "" { // stopped before it was decided
 			r.results[i] = undecided(r.items[i], r.outcomes[i])
 			if ctx.Err() != nil {
-				r.results[i].Status = StatusInterrupted
+				r.results[i].Status, r.results[i].Reason = StatusInterrupted, reason.Interrupted
 			}
 		}
 	}
@@ -100,7 +101,7 @@ func (r *runner) prepare() []int {
 			continue
 		}
 		if it.Err != nil {
-			r.results[i] = rejected(it, ReasonParse, &Failure{Message: it.Err.Error()})
+			r.results[i] = rejected(it, reason.ParseError, &Failure{Message: it.Err.Error()})
 			continue
 		}
 		pending = append(pending, i)
@@ -159,7 +160,7 @@ func (r *runner) repeat(ctx context.Context, i, k int) error {
 	var out Repeat
 	var fatal error
 	if err != nil {
-		out = Repeat{Reason: ReasonInfra, Failure: &Failure{Message: err.Error()}}
+		out = Repeat{Reason: reason.Infra, Failure: &Failure{Message: err.Error()}}
 	} else {
 		out, fatal = r.runRepeat(ctx, res, r.items[i])
 	}
@@ -168,7 +169,7 @@ func (r *runner) repeat(ctx context.Context, i, k int) error {
 	r.finished[i]++
 	complete := r.finished[i] == r.cfg.repeats && !anyCancelled(r.outcomes[i])
 	if complete {
-		r.results[i] = pinned(decide(r.items[i], r.outcomes[i]), r.items[i], r.outcomes[i], r.rp.PolicyFor)
+		r.results[i] = pinned(decide(r.items[i], r.outcomes[i]), r.items[i], r.outcomes[i], r.rp.ComparisonFor)
 	}
 	r.done++
 	p := Progress{Done: r.done, Total: r.total}

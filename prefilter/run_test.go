@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 	"github.com/rbx-sandbox/rbx/task"
@@ -45,7 +46,7 @@ func TestRunResume(t *testing.T) {
 	_, first, err := localRun(t, ctx, dir)
 	require.NoError(t, err)
 	require.Equal(t, []prefilter.Status{prefilter.StatusRejected, prefilter.StatusKept}, statuses(first))
-	assert.Equal(t, prefilter.ReasonVerifyFailed, first.Results[0].Reason)
+	assert.Equal(t, reason.VerifyFailed, first.Results[0].Reason)
 
 	reportPath := filepath.Join(t.TempDir(), "report.json")
 	require.NoError(t, prefilter.WriteReport(reportPath, first))
@@ -64,9 +65,9 @@ func TestRunResume(t *testing.T) {
 	assert.Equal(t, statuses(first), statuses(second))
 
 	// An edited trajectory has a new hash and is judged again; an
-	// infra_error verdict is never taken over.
+	// infra verdict is never taken over.
 	write(t, dir, "ok.json", `{"id": "ok", "task": "task.yaml", "steps": [{"action": "noop"}, {"action": "shell", "command": "touch done"}]}`)
-	prev.Results[0].Reason = prefilter.ReasonInfra
+	prev.Results[0].Reason = reason.Infra
 	_, third, err := localRun(t, ctx, dir, prefilter.WithPrevious(prev))
 	require.NoError(t, err)
 	assert.Equal(t, statuses(first), statuses(third))
@@ -89,7 +90,7 @@ func TestRunKeptSetIsValidInput(t *testing.T) {
 	o := kept[0].Steps[0].Observation
 	require.NotNil(t, o)
 	assert.True(t, o.Pinned, "the kept trajectory carries its verified runs' observations")
-	assert.Equal(t, replayer.Digest(replayer.PolicyNormalized, ""), o.OutputSHA256)
+	assert.Equal(t, replayer.Digest(replayer.CompareNormalized, ""), o.OutputSHA256)
 
 	// Pins are stable: the kept set of the kept set is the same file.
 	out2 := t.TempDir()
@@ -120,7 +121,7 @@ func TestRunCancelled(t *testing.T) {
 	assert.Equal(t, []prefilter.Status{prefilter.StatusInterrupted}, statuses(rep))
 	assert.Equal(t, 1, rep.Summary.Interrupted)
 	assert.Zero(t, rep.Summary.Rejected, "a cancelled repeat is not a rejection")
-	assert.Empty(t, rep.Results[0].Reason)
+	assert.Equal(t, reason.Interrupted, rep.Results[0].Reason)
 	assert.False(t, rep.Results[0].Decided(), "--resume judges it again")
 }
 

@@ -11,6 +11,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/provision"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -178,15 +180,15 @@ func (r *runner) checkImages(ctx context.Context, pending []int) error {
 		return err
 	}
 	for j, k := range keys {
-		reason := ReasonImageMissing
+		why := reason.ImageMissing
 		switch {
 		case errs[j] == nil:
 			continue
 		case !errors.Is(errs[j], sandbox.ErrImageMissing):
-			reason = ReasonInfra
+			why = reason.Infra
 		}
 		for _, i := range groups[k] {
-			r.results[i] = rejected(r.items[i], reason, &Failure{Message: errs[j].Error()})
+			r.results[i] = rejected(r.items[i], why, &Failure{Message: errs[j].Error()})
 			r.done += r.cfg.repeats
 			r.announce(i)
 		}
@@ -196,7 +198,7 @@ func (r *runner) checkImages(ctx context.Context, pending []int) error {
 
 // probe is the default image check: create one sandbox and remove it.
 func (r *runner) probe(ctx context.Context, tk *task.Task) error {
-	sb, err := r.rt.Create(ctx, tk.SandboxSpec())
+	sb, err := r.rt.Create(ctx, provision.Spec(tk))
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func newProber(t *testing.T, rt sandbox.Runtime, pol policy.Policy, services map
 		defer cancel()
 		_ = rs.Close(ctx)
 	})
-	p, err := probe.New(rs, rp, pol, append([]probe.Option{probe.WithConcurrency(4)}, opts...)...)
+	p, err := probe.New(rs, pol, append([]probe.Option{probe.WithConcurrency(4)}, opts...)...)
 	require.NoError(t, err)
 	return p
 }

@@ -12,7 +12,7 @@ import (
 	"fmt"
 
 	"github.com/rbx-sandbox/rbx/policy"
-	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
@@ -20,28 +20,27 @@ import (
 
 // Resetter is what a probe needs of reset.Resetter.
 type Resetter interface {
-	Reset(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (sandbox.Sandbox, *replayer.Report, error)
+	Reset(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (*reset.Episode, error)
 	Release(sb sandbox.Sandbox)
 }
 
 // Prober runs probes. It is safe for concurrent use.
 type Prober struct {
 	rs  Resetter
-	rp  *replayer.Replayer
 	pol policy.Policy
 	cfg config
 }
 
-// New returns a Prober resetting with rs, executing actions with rp and
-// acting with pol.
-func New(rs Resetter, rp *replayer.Replayer, pol policy.Policy, opts ...Option) (*Prober, error) {
+// New returns a Prober resetting with rs (whose episodes carry out the
+// actions) and acting with pol.
+func New(rs Resetter, pol policy.Policy, opts ...Option) (*Prober, error) {
 	cfg := defaults()
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
 		}
 	}
-	return &Prober{rs: rs, rp: rp, pol: pol, cfg: cfg}, nil
+	return &Prober{rs: rs, pol: pol, cfg: cfg}, nil
 }
 
 // Run probes traj, a reference trajectory of tk.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/policy"
+	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 	"github.com/rbx-sandbox/rbx/verifier"
@@ -24,25 +25,24 @@ type outcome struct {
 // the step limit or the episode timeout, and runs the verifier on the
 // state reached.
 func (p *Prober) rollout(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k, r int) outcome {
-	sb, rep, err := p.rs.Reset(ctx, tk, traj, k)
+	rs, err := p.rs.Reset(ctx, tk, traj, k)
 	if err != nil {
 		return outcome{err: err}
 	}
-	defer p.rs.Release(sb)
+	defer p.rs.Release(rs.Sandbox)
 	ep := policy.Episode{Task: tk, Trajectory: traj, K: k, Seed: p.cfg.seed*1_000_003 + uint64(r)}
 	agent, err := p.pol.Start(ctx, ep)
 	if err != nil {
 		return outcome{err: fmt.Errorf("start %s policy: %w", p.pol.Name(), err)}
 	}
 	defer agent.Close()
-	ex := &executor{rp: p.rp, sb: sb, tk: tk, vars: rep.Vars}
-	steps, err := p.act(ctx, agent, ex, traj.Len()-k)
+	steps, err := p.act(ctx, agent, rs, tk.EpisodeTimeout(), traj.Len()-k)
 	if err != nil {
 		return outcome{steps: steps, err: err}
 	}
 	vctx, cancel := context.WithTimeout(ctx, tk.VerifyTimeout())
 	defer cancel()
-	v, err := verifier.Run(vctx, sb, tk)
+	v, err := verifier.Run(vctx, rs.Sandbox, tk)
 	if err != nil {
 		return outcome{steps: steps, err: err}
 	}
@@ -51,18 +51,18 @@ func (p *Prober) rollout(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 
 // act runs the agent loop. Running out of steps or time ends the episode
 // normally: the verifier judges what was reached.
-func (p *Prober) act(ctx context.Context, agent policy.Agent, ex *executor, remaining int) (int, error) {
+func (p *Prober) act(ctx context.Context, agent policy.Agent, ep *reset.Episode, episodeTimeout time.Duration, remaining int) (int, error) {
 	limit := p.cfg.maxSteps
 	if limit == 0 {
 		limit = 4*remaining + 16
 	}
 	timeout := p.cfg.episode
 	if timeout == 0 {
-		timeout = ex.tk.EpisodeTimeout()
+		timeout = episodeTimeout
 	}
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var obs *policy.Observation
+	var obs *trajectory.Observation
 	for steps := 0; steps < limit; steps++ {
 		action, done, err := agent.Act(ectx, obs)
 		if expired(ctx, ectx, err) {
@@ -74,7 +74,7 @@ func (p *Prober) act(ctx context.Context, agent policy.Agent, ex *executor, rema
 		if done {
 			return steps, nil
 		}
-		if obs, err = ex.do(ectx, action); expired(ctx, ectx, err) {
+		if obs, err = do(ectx, ep, steps, action); expired(ctx, ectx, err) {
 			return steps + 1, nil
 		} else if err != nil {
 			return steps + 1, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -30,11 +31,11 @@ type outcome struct {
 // errAction marks failures of the action itself (as opposed to the sandbox).
 var errAction = errors.New("action failed")
 
-func reasonOf(err error) Reason {
+func reasonOf(err error) reason.Reason {
 	if errors.Is(err, errAction) || errors.Is(err, trajectory.ErrUndefined) {
-		return ReasonAction
+		return reason.Action
 	}
-	return ReasonInfra
+	return reason.Infra
 }
 
 func (run *Run) exec(ctx context.Context, s trajectory.Step) (outcome, error) {

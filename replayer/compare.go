@@ -11,40 +11,40 @@ import (
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// Policy is how recorded and live outputs are compared. Exit codes are
+// Comparison is how recorded and live outputs are compared. Exit codes are
 // always compared when recorded or pinned.
-type Policy string
+type Comparison string
 
-// Comparison policies.
+// Comparisons.
 const (
-	// PolicyExact requires byte-identical output.
-	PolicyExact Policy = "exact"
-	// PolicyNormalized compares after Normalize: line endings, ANSI colour,
+	// CompareExact requires byte-identical output.
+	CompareExact Comparison = "exact"
+	// CompareNormalized compares after Normalize: line endings, ANSI colour,
 	// trailing blanks, timestamps and durations do not count. Hex strings
 	// do: a wrong checksum or commit id is a divergence.
-	PolicyNormalized Policy = "normalized"
-	// PolicyNormalizedHex compares after NormalizeHex: as PolicyNormalized,
+	CompareNormalized Comparison = "normalized"
+	// CompareNormalizedHex compares after NormalizeHex: as CompareNormalized,
 	// and every 12–64-character hex string is masked. Pinning sets it on the
 	// steps whose hex values varied between verified runs; as a default it
 	// is an explicit opt-in for recorded outputs that hold container ids.
-	PolicyNormalizedHex Policy = "normalized_hex"
-	// PolicyIgnore compares no output.
-	PolicyIgnore Policy = "ignore"
+	CompareNormalizedHex Comparison = "normalized_hex"
+	// CompareIgnore compares no output.
+	CompareIgnore Comparison = "ignore"
 )
 
-// Valid reports whether p is a known policy.
-func (p Policy) Valid() bool {
-	return p == PolicyExact || p == PolicyNormalized || p == PolicyNormalizedHex || p == PolicyIgnore
+// Valid reports whether p is a known comparison.
+func (p Comparison) Valid() bool {
+	return p == CompareExact || p == CompareNormalized || p == CompareNormalizedHex || p == CompareIgnore
 }
 
 // Equal compares recorded and live output under p.
-func Equal(p Policy, recorded, live string) bool {
+func Equal(p Comparison, recorded, live string) bool {
 	switch p {
-	case PolicyIgnore:
+	case CompareIgnore:
 		return true
-	case PolicyExact:
+	case CompareExact:
 		return recorded == live
-	case PolicyNormalizedHex:
+	case CompareNormalizedHex:
 		return NormalizeHex(recorded) == NormalizeHex(live)
 	}
 	return Normalize(recorded) == Normalize(live)
@@ -52,22 +52,22 @@ func Equal(p Policy, recorded, live string) bool {
 
 // Canonical is out as p compares it: out itself for exact, its normalised
 // form otherwise ("" for ignore).
-func Canonical(p Policy, out string) string {
+func Canonical(p Comparison, out string) string {
 	switch p {
-	case PolicyIgnore:
+	case CompareIgnore:
 		return ""
-	case PolicyExact:
+	case CompareExact:
 		return out
-	case PolicyNormalizedHex:
+	case CompareNormalizedHex:
 		return NormalizeHex(out)
 	}
 	return Normalize(out)
 }
 
 // Digest is the lowercase hex SHA-256 of out as p compares it: what a
-// pinned observation's output_sha256 holds. It is "" for PolicyIgnore.
-func Digest(p Policy, out string) string {
-	if p == PolicyIgnore {
+// pinned observation's output_sha256 holds. It is "" for CompareIgnore.
+func Digest(p Comparison, out string) string {
+	if p == CompareIgnore {
 		return ""
 	}
 	h := sha256.Sum256([]byte(Canonical(p, out)))

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/examples/deploy-otp/otp"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
@@ -69,14 +70,14 @@ func startOTP(t *testing.T, tk *task.Task, period time.Duration) string {
 // resetPlayVerify resets a fresh sandbox to k, checks the verifier rejects
 // the state when k = 0, plays the reference suffix [k, T) and verifies.
 func resetPlayVerify(ctx context.Context, t *testing.T, rt sandbox.Runtime, rp *replayer.Replayer, ex example, k int) {
-	sb, err := rt.Create(ctx, ex.task.SandboxSpec())
+	sb, err := rt.Create(ctx, provision.Spec(ex.task))
 	t.Cleanup(func() {
 		if sb != nil {
 			_ = sb.Remove(context.Background())
 		}
 	})
 	require.NoError(t, err)
-	require.NoError(t, replayer.Prepare(ctx, sb, ex.task))
+	require.NoError(t, provision.Prepare(ctx, sb, ex.task))
 	run := rp.Start(sb, ex.task, ex.traj)
 	_, err = run.To(ctx, k)
 	require.NoError(t, err, "%s: reset to k=%d", ex.name, k)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/trajectory"
@@ -49,8 +50,8 @@ func TestIntegrationOTPReplayBeatsSnapshot(t *testing.T) {
 	require.True(t, httpStep >= 0 && writeStep > httpStep, "trajectory fetches then writes the OTP")
 
 	// First run: replay everything, keep the file content it produced.
-	first := create(t, rt, tk.SandboxSpec())
-	require.NoError(t, replayer.Prepare(ctx, first, &tk))
+	first := create(t, rt, provision.Spec(&tk))
+	require.NoError(t, provision.Prepare(ctx, first, &tk))
 	_, err = rp.Replay(ctx, first, &tk, ex.traj, ex.traj.Len())
 	require.NoError(t, err)
 	recorded, err := first.ReadFile(ctx, ".deploy_otp")
@@ -59,8 +60,8 @@ func TestIntegrationOTPReplayBeatsSnapshot(t *testing.T) {
 	time.Sleep(2*period + 200*time.Millisecond) // the recorded code is now expired
 
 	// Replay in a fresh sandbox: a fresh code is fetched and accepted.
-	fresh := create(t, rt, tk.SandboxSpec())
-	require.NoError(t, replayer.Prepare(ctx, fresh, &tk))
+	fresh := create(t, rt, provision.Spec(&tk))
+	require.NoError(t, provision.Prepare(ctx, fresh, &tk))
 	_, err = rp.Replay(ctx, fresh, &tk, ex.traj, ex.traj.Len())
 	require.NoError(t, err, "replay after expiry")
 	v, err := verifier.Run(ctx, fresh, &tk)
@@ -72,8 +73,8 @@ func TestIntegrationOTPReplayBeatsSnapshot(t *testing.T) {
 
 	// Snapshot: restore the recorded file instead of re-running the fetch.
 	for _, content := range []string{string(recorded), recordedCode(t, ex.traj.Steps[httpStep])} {
-		snap := create(t, rt, tk.SandboxSpec())
-		require.NoError(t, replayer.Prepare(ctx, snap, &tk))
+		snap := create(t, rt, provision.Spec(&tk))
+		require.NoError(t, provision.Prepare(ctx, snap, &tk))
 		run := rp.Start(snap, &tk, ex.traj)
 		_, err = run.To(ctx, httpStep)
 		require.NoError(t, err)

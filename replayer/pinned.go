@@ -14,18 +14,18 @@ type Digests struct {
 }
 
 func digestsOf(out string) *Digests {
-	return &Digests{Exact: Digest(PolicyExact, out), Normalized: Digest(PolicyNormalized, out),
-		NormalizedHex: Digest(PolicyNormalizedHex, out)}
+	return &Digests{Exact: Digest(CompareExact, out), Normalized: Digest(CompareNormalized, out),
+		NormalizedHex: Digest(CompareNormalizedHex, out)}
 }
 
 // Of returns the digest for policy p ("" for ignore).
-func (d *Digests) Of(p Policy) string {
+func (d *Digests) Of(p Comparison) string {
 	switch p {
-	case PolicyExact:
+	case CompareExact:
 		return d.Exact
-	case PolicyNormalized:
+	case CompareNormalized:
 		return d.Normalized
-	case PolicyNormalizedHex:
+	case CompareNormalizedHex:
 		return d.NormalizedHex
 	}
 	return ""
@@ -36,8 +36,8 @@ func (d *Digests) Of(p Policy) string {
 // measured on the verified runs, while the recorded text may come from a
 // source that reformats or cuts outputs. want describes the reference for
 // a divergence.
-func matches(p Policy, obs *trajectory.Observation, live string) (ok bool, want string) {
-	if p == PolicyIgnore {
+func matches(p Comparison, obs *trajectory.Observation, live string) (ok bool, want string) {
+	if p == CompareIgnore {
 		return true, ""
 	}
 	if obs.OutputSHA256 != "" {

@@ -7,13 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-func pinned(p replayer.Policy, out string, code int) *trajectory.Observation {
+func pinned(p replayer.Comparison, out string, code int) *trajectory.Observation {
 	return &trajectory.Observation{ExitCode: ptr(code), OutputSHA256: replayer.Digest(p, out), Pinned: true}
 }
 
@@ -23,24 +24,24 @@ func TestReplayComparesPinnedDigests(t *testing.T) {
 		name    string
 		step    trajectory.Step
 		answers map[string]sandbox.ExecResult
-		reason  replayer.Reason // "" for no divergence
+		reason  reason.Reason // "" for no divergence
 	}{
-		{name: "same output", step: shell("echo a", pinned(replayer.PolicyNormalized, "a\n", 0))},
-		{name: "normalised digest ignores timings", step: shell("echo took 3ms", pinned(replayer.PolicyNormalized, "took 9s\n", 0))},
-		{name: "different output", step: shell("echo b", pinned(replayer.PolicyNormalized, "a\n", 0)), reason: replayer.ReasonOutput},
+		{name: "same output", step: shell("echo a", pinned(replayer.CompareNormalized, "a\n", 0))},
+		{name: "normalised digest ignores timings", step: shell("echo took 3ms", pinned(replayer.CompareNormalized, "took 9s\n", 0))},
+		{name: "different output", step: shell("echo b", pinned(replayer.CompareNormalized, "a\n", 0)), reason: reason.Output},
 		{name: "digest wins over recorded text",
 			step: shell("echo a", &trajectory.Observation{Output: "something the source printed", ExitCode: ptr(0),
-				OutputSHA256: replayer.Digest(replayer.PolicyNormalized, "a\n"), Pinned: true})},
-		{name: "exit code changed", step: shell("grep", pinned(replayer.PolicyNormalized, "", 0)),
-			answers: map[string]sandbox.ExecResult{"grep": {ExitCode: 1}}, reason: replayer.ReasonExitCode},
-		{name: "wrong checksum diverges by default", step: shell("echo sum fedcba9876543210fedc", pinned(replayer.PolicyNormalized, sumA, 0)),
-			reason: replayer.ReasonOutput},
+				OutputSHA256: replayer.Digest(replayer.CompareNormalized, "a\n"), Pinned: true})},
+		{name: "exit code changed", step: shell("grep", pinned(replayer.CompareNormalized, "", 0)),
+			answers: map[string]sandbox.ExecResult{"grep": {ExitCode: 1}}, reason: reason.ExitCode},
+		{name: "wrong checksum diverges by default", step: shell("echo sum fedcba9876543210fedc", pinned(replayer.CompareNormalized, sumA, 0)),
+			reason: reason.Output},
 		{name: "hex masked where pinning found it varied",
 			step: trajectory.Step{Action: trajectory.KindShell, Command: "echo sum fedcba9876543210fedc", Compare: "normalized_hex",
-				Observation: pinned(replayer.PolicyNormalizedHex, sumA, 0)}},
+				Observation: pinned(replayer.CompareNormalizedHex, sumA, 0)}},
 		{name: "ignored output still checks the exit code",
 			step:    trajectory.Step{Action: trajectory.KindShell, Command: "false", Compare: "ignore", Observation: &trajectory.Observation{ExitCode: ptr(0), Pinned: true}},
-			answers: map[string]sandbox.ExecResult{"false": {ExitCode: 1}}, reason: replayer.ReasonExitCode},
+			answers: map[string]sandbox.ExecResult{"false": {ExitCode: 1}}, reason: reason.ExitCode},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,9 +69,9 @@ func TestStepResultCarriesDigests(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 1)
 	require.NotNil(t, rep.Steps[0].Digests)
-	assert.Equal(t, replayer.Digest(replayer.PolicyExact, "a\n"), rep.Steps[0].Digests.Exact)
-	assert.Equal(t, replayer.Digest(replayer.PolicyNormalized, "a"), rep.Steps[0].Digests.Of(replayer.PolicyNormalized))
-	assert.Empty(t, rep.Steps[0].Digests.Of(replayer.PolicyIgnore))
+	assert.Equal(t, replayer.Digest(replayer.CompareExact, "a\n"), rep.Steps[0].Digests.Exact)
+	assert.Equal(t, replayer.Digest(replayer.CompareNormalized, "a"), rep.Steps[0].Digests.Of(replayer.CompareNormalized))
+	assert.Empty(t, rep.Steps[0].Digests.Of(replayer.CompareIgnore))
 }
 
 // cancellingSandbox cancels the replay's context during an exec and answers

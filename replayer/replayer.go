@@ -26,7 +26,7 @@ type Sandbox interface {
 // Replayer executes trajectory steps. It is safe for concurrent use; each
 // replay keeps its own state in a Run.
 type Replayer struct {
-	compare  Policy
+	compare  Comparison
 	services map[string]string
 	http     *retryablehttp.Client
 	log      *slog.Logger
@@ -37,12 +37,12 @@ type Replayer struct {
 // Option configures a Replayer.
 type Option func(*Replayer) error
 
-// WithCompare sets the output comparison policy for steps that do not set
-// their own (default PolicyNormalized).
-func WithCompare(p Policy) Option {
+// WithCompare sets the output comparison for steps that do not set
+// their own (default CompareNormalized).
+func WithCompare(p Comparison) Option {
 	return func(r *Replayer) error {
 		if !p.Valid() {
-			return fmt.Errorf("compare policy %q: expected exact, normalized, normalized_hex or ignore", p)
+			return fmt.Errorf("compare %q: expected exact, normalized, normalized_hex or ignore", p)
 		}
 		r.compare = p
 		return nil
@@ -85,7 +85,7 @@ func WithExcerpt(n int) Option {
 
 // New returns a Replayer.
 func New(opts ...Option) (*Replayer, error) {
-	r := &Replayer{compare: PolicyNormalized, log: slog.New(slog.NewTextHandler(io.Discard, nil)), excerpt: 2048}
+	r := &Replayer{compare: CompareNormalized, log: slog.New(slog.NewTextHandler(io.Discard, nil)), excerpt: 2048}
 	for _, o := range opts {
 		if err := o(r); err != nil {
 			return nil, err

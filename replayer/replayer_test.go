@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -32,24 +33,24 @@ func TestReplayStopsAtFirstDivergence(t *testing.T) {
 	tests := []struct {
 		name     string
 		steps    []trajectory.Step
-		policy   replayer.Policy
+		policy   replayer.Comparison
 		answers  map[string]sandbox.ExecResult
 		k        int
 		wantStep int // -1: no divergence
-		reason   replayer.Reason
+		reason   reason.Reason
 	}{
 		{name: "all match", steps: []trajectory.Step{shell("echo a", obs("a\n", 0)), shell("echo b", obs("b\n", 0))}, k: 2, wantStep: -1},
 		{name: "exit code differs", steps: []trajectory.Step{shell("echo a", obs("a\n", 0)), shell("false", obs("", 0))},
-			answers: map[string]sandbox.ExecResult{"false": {ExitCode: 1}}, k: 2, wantStep: 1, reason: replayer.ReasonExitCode},
-		{name: "output differs", steps: []trajectory.Step{shell("echo a", obs("b\n", 0))}, k: 1, wantStep: 0, reason: replayer.ReasonOutput},
-		{name: "output differs but ignored", policy: replayer.PolicyIgnore, steps: []trajectory.Step{shell("echo a", obs("b\n", 0))}, k: 1, wantStep: -1},
+			answers: map[string]sandbox.ExecResult{"false": {ExitCode: 1}}, k: 2, wantStep: 1, reason: reason.ExitCode},
+		{name: "output differs", steps: []trajectory.Step{shell("echo a", obs("b\n", 0))}, k: 1, wantStep: 0, reason: reason.Output},
+		{name: "output differs but ignored", policy: replayer.CompareIgnore, steps: []trajectory.Step{shell("echo a", obs("b\n", 0))}, k: 1, wantStep: -1},
 		{name: "volatile output not compared", steps: []trajectory.Step{{Action: trajectory.KindShell, Command: "echo now", Volatile: true, Observation: obs("then\n", 0)}}, k: 1, wantStep: -1},
 		{name: "step compare overrides", steps: []trajectory.Step{{Action: trajectory.KindShell, Command: "echo x", Compare: "ignore", Observation: obs("y\n", 0)}}, k: 1, wantStep: -1},
 		{name: "normalized ignores timings", steps: []trajectory.Step{shell("echo Ran 3 tests in 0.002s", obs("Ran 3 tests in 0.010s  \n\n", 0))}, k: 1, wantStep: -1},
-		{name: "exact sees timings", policy: replayer.PolicyExact, steps: []trajectory.Step{shell("echo Ran 3 tests in 0.002s", obs("Ran 3 tests in 0.010s\n", 0))}, k: 1, wantStep: 0, reason: replayer.ReasonOutput},
+		{name: "exact sees timings", policy: replayer.CompareExact, steps: []trajectory.Step{shell("echo Ran 3 tests in 0.002s", obs("Ran 3 tests in 0.010s\n", 0))}, k: 1, wantStep: 0, reason: reason.Output},
 		{name: "stops before k", steps: []trajectory.Step{shell("echo a", obs("a\n", 0)), shell("false", obs("", 0))}, k: 1, wantStep: -1},
 		{name: "timeout", steps: []trajectory.Step{shell("sleep", nil)},
-			answers: map[string]sandbox.ExecResult{"sleep": {TimedOut: true, ExitCode: 124}}, k: 1, wantStep: 0, reason: replayer.ReasonTimeout},
+			answers: map[string]sandbox.ExecResult{"sleep": {TimedOut: true, ExitCode: 124}}, k: 1, wantStep: 0, reason: reason.Timeout},
 		{name: "no observation only runs", steps: []trajectory.Step{shell("false", nil)},
 			answers: map[string]sandbox.ExecResult{"false": {ExitCode: 1}}, k: 1, wantStep: -1},
 	}
@@ -120,7 +121,7 @@ func TestFileActions(t *testing.T) {
 		{Action: trajectory.KindEditFile, Path: "a.txt", InsertLine: ptr(1), Text: ptr("one and a half")},
 		{Action: trajectory.KindReadFile, Path: "a.txt", Range: &trajectory.Range{Start: 2, End: 3}, Observation: &trajectory.Observation{Output: "one and a half\nTWO\n"}},
 	}
-	r, err := replayer.New(replayer.WithCompare(replayer.PolicyExact))
+	r, err := replayer.New(replayer.WithCompare(replayer.CompareExact))
 	require.NoError(t, err)
 	sb := newFake(nil)
 	_, err = r.Replay(context.Background(), sb, &task.Task{ID: "t"}, &trajectory.Trajectory{ID: "x", Steps: steps}, len(steps))
@@ -150,7 +151,7 @@ func TestEditFailures(t *testing.T) {
 			_, err = r.Replay(context.Background(), sb, &task.Task{ID: "t"}, &trajectory.Trajectory{ID: "x", Steps: []trajectory.Step{tc.step}}, 1)
 			var se *replayer.StepError
 			require.ErrorAs(t, err, &se)
-			assert.Equal(t, replayer.ReasonAction, se.Reason)
+			assert.Equal(t, reason.Action, se.Reason)
 			assert.Contains(t, err.Error(), tc.msg)
 			assert.Equal(t, "a\na\n", sb.files["f"], "a failed edit leaves the file alone")
 		})
@@ -189,7 +190,7 @@ func TestHTTPCaptureAndServices(t *testing.T) {
 	_, err = r.Replay(context.Background(), newFake(nil), tk, &trajectory.Trajectory{ID: "x", Steps: steps}, 1)
 	var se *replayer.StepError
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, replayer.ReasonAction, se.Reason)
+	assert.Equal(t, reason.Action, se.Reason)
 	assert.Contains(t, err.Error(), "not under any of the task's services")
 	assert.Equal(t, 2, calls)
 }
@@ -210,4 +211,43 @@ func TestNormalize(t *testing.T) {
 	a, b := "container 0123456789abcdef0123", "container fedcba9876543210fedc"
 	assert.NotEqual(t, replayer.Normalize(a), replayer.Normalize(b))
 	assert.Equal(t, replayer.NormalizeHex(a), replayer.NormalizeHex(b))
+}
+
+func TestRunDo(t *testing.T) {
+	r, err := replayer.New()
+	require.NoError(t, err)
+	sb := newFake(map[string]sandbox.ExecResult{"false": {ExitCode: 1}})
+	traj := &trajectory.Trajectory{ID: "x", Vars: map[string]string{"who": "ref"}, Steps: []trajectory.Step{shell("echo a", nil)}}
+	run := r.Start(sb, &task.Task{ID: "t"}, traj)
+	_, err = run.To(context.Background(), 1)
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		step   trajectory.Step
+		index  int
+		exit   int
+		reason reason.Reason // "" for no error
+	}{
+		{"never compared", shell("false", &trajectory.Observation{ExitCode: ptr(0)}), 1, 1, ""},
+		{"continues the run's variables", shell("echo {{vars.who}}", nil), 2, 0, ""},
+		{"action failure", trajectory.Step{Action: trajectory.KindEditFile, Path: "absent", Old: ptr("x"), New: ptr("y")}, 3, 0, reason.Action},
+		{"undefined variable", shell("echo {{vars.nope}}", nil), 4, 0, reason.Action},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := run.Do(context.Background(), tc.step)
+			assert.Equal(t, tc.index, res.Index)
+			assert.Equal(t, tc.exit, res.ExitCode)
+			if tc.reason == "" {
+				require.NoError(t, err)
+				return
+			}
+			var se *replayer.StepError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tc.reason, se.Reason)
+			assert.False(t, reason.IsInfra(err))
+		})
+	}
+	assert.Contains(t, sb.ran, "echo ref")
+	assert.Equal(t, 1, run.Next(), "Do does not move the reference replay")
 }

@@ -9,12 +9,30 @@ import (
 // Status of one replayed step.
 type Status string
 
-// Step statuses.
+// Step statuses: the step's reason (StepError.Reason) says more.
 const (
-	StatusOK       Status = "ok"
+	// StatusOK: the step ran and matched its recording.
+	StatusOK Status = "ok"
+	// StatusDiverged: the step ran and differs from its recording (reason
+	// exit_code or output).
 	StatusDiverged Status = "diverged"
-	StatusFailed   Status = "failed"
+	// StatusFailed: the step could not run to completion (reason
+	// action_failed, timeout, session_lost or infra).
+	StatusFailed Status = "failed"
 )
+
+// Observation returns what the step did as an observation: the output
+// excerpt, the exit code (an http step's status, also as Status), and the
+// live-only fields.
+func (r StepResult) Observation() trajectory.Observation {
+	code := r.ExitCode
+	o := trajectory.Observation{Output: r.Output, ExitCode: &code, Truncated: r.Truncated || int64(len(r.Output)) < r.OutputBytes,
+		OutputBytes: r.OutputBytes, TimedOut: r.TimedOut, DurationMS: float64(r.Duration.Microseconds()) / 1000}
+	if r.Action == trajectory.KindHTTP {
+		o.Status = r.ExitCode
+	}
+	return o
+}
 
 // StepResult is what one replayed step did.
 type StepResult struct {

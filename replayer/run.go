@@ -7,6 +7,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -23,6 +24,7 @@ type Run struct {
 	vars     map[string]string
 	services map[string]string
 	next     int
+	live     int // actions run by Do
 }
 
 // Start begins a replay of traj (a trajectory of tk) into sb at step 0.
@@ -39,16 +41,6 @@ func (r *Replayer) Start(sb Sandbox, tk *task.Task, traj *trajectory.Trajectory)
 		vars = map[string]string{}
 	}
 	return &Run{r: r, sb: sb, task: tk, traj: traj, vars: vars, services: services}
-}
-
-// Resume continues a replay of traj in sb from step next, with the variables
-// an earlier replay bound (Report.Vars), e.g. to play the reference suffix of
-// a sandbox that Reset handed out.
-func (r *Replayer) Resume(sb Sandbox, tk *task.Task, traj *trajectory.Trajectory, next int, vars map[string]string) *Run {
-	run := r.Start(sb, tk, traj)
-	maps.Copy(run.vars, vars)
-	run.next = next
-	return run
 }
 
 // Replay resets sb to checkpoint k: it replays steps [0, k). A divergence is
@@ -116,6 +108,45 @@ func CheckCheckpoint(traj *trajectory.Trajectory, k int) error {
 // step executes step i and checks it against its recording.
 func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 	s := run.traj.Steps[i]
+	res, out, err := run.run(ctx, i, s)
+	fail := func(why reason.Reason, expected, got string, err error) (StepResult, *StepError) {
+		res.Status = StatusFailed
+		if why.IsDivergence() {
+			res.Status = StatusDiverged
+		}
+		return res, &StepError{Index: i, Action: s.Action, Summary: res.Summary, Reason: why,
+			Expected: expected, Got: got, Output: res.Output, Err: err}
+	}
+	if err != nil {
+		return fail(reasonOf(err), "", "", err)
+	}
+	if out.timedOut {
+		return fail(reason.Timeout, "completion within "+out.timeout.String(), "timeout", nil)
+	}
+	if s.Observation != nil {
+		if want, ok := expectedCode(s); ok {
+			res.Expected = &want
+			if want != out.exitCode {
+				return fail(reason.ExitCode, fmt.Sprint(want), fmt.Sprint(out.exitCode), nil)
+			}
+		}
+		if out.hasOutput {
+			if ok, want := matches(run.ComparisonFor(s), s.Observation, out.output); !ok {
+				return fail(reason.Output, want, quoteExcerpt(out.output), nil)
+			}
+		}
+	} else if s.Action == trajectory.KindHTTP && out.exitCode >= 400 {
+		return fail(reason.ExitCode, "a 2xx or 3xx status", fmt.Sprint(out.exitCode), nil)
+	}
+	if err := run.capture(s, out); err != nil {
+		return fail(reason.Action, "", "", err)
+	}
+	res.Status = StatusOK
+	return res, nil
+}
+
+// run executes step s as step i and describes what it did.
+func (run *Run) run(ctx context.Context, i int, s trajectory.Step) (StepResult, outcome, error) {
 	res := StepResult{Index: i, Action: s.Action, Summary: Summary(s)}
 	start := time.Now()
 	out, err := run.exec(ctx, s)
@@ -126,53 +157,20 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 	if out.hasOutput {
 		res.Digests = digestsOf(out.output)
 	}
-	fail := func(reason Reason, expected, got string, err error) (StepResult, *StepError) {
-		res.Status = StatusFailed
-		if reason == ReasonExitCode || reason == ReasonOutput {
-			res.Status = StatusDiverged
-		}
-		return res, &StepError{Index: i, Action: s.Action, Summary: res.Summary, Reason: reason,
-			Expected: expected, Got: got, Output: res.Output, Err: err}
-	}
-	if err != nil {
-		return fail(reasonOf(err), "", "", err)
-	}
-	if out.timedOut {
-		return fail(ReasonTimeout, "completion within "+out.timeout.String(), "timeout", nil)
-	}
-	if s.Observation != nil {
-		if want, ok := expectedCode(s); ok {
-			res.Expected = &want
-			if want != out.exitCode {
-				return fail(ReasonExitCode, fmt.Sprint(want), fmt.Sprint(out.exitCode), nil)
-			}
-		}
-		if out.hasOutput {
-			if ok, want := matches(run.PolicyFor(s), s.Observation, out.output); !ok {
-				return fail(ReasonOutput, want, quoteExcerpt(out.output), nil)
-			}
-		}
-	} else if s.Action == trajectory.KindHTTP && out.exitCode >= 400 {
-		return fail(ReasonExitCode, "a 2xx or 3xx status", fmt.Sprint(out.exitCode), nil)
-	}
-	if err := run.capture(s, out); err != nil {
-		return fail(ReasonAction, "", "", err)
-	}
-	res.Status = StatusOK
-	return res, nil
+	return res, out, err
 }
 
-// PolicyFor is the comparison for step s under this run's replayer.
-func (run *Run) PolicyFor(s trajectory.Step) Policy { return run.r.PolicyFor(s) }
+// ComparisonFor is the comparison for step s under this run's replayer.
+func (run *Run) ComparisonFor(s trajectory.Step) Comparison { return run.r.ComparisonFor(s) }
 
-// PolicyFor is the comparison for step s: volatile steps never compare
+// ComparisonFor is the comparison for step s: volatile steps never compare
 // output; a step's own "compare" wins over the replayer's default.
-func (r *Replayer) PolicyFor(s trajectory.Step) Policy {
+func (r *Replayer) ComparisonFor(s trajectory.Step) Comparison {
 	if s.Volatile {
-		return PolicyIgnore
+		return CompareIgnore
 	}
 	if s.Compare != "" {
-		return Policy(s.Compare)
+		return Comparison(s.Compare)
 	}
 	return r.compare
 }

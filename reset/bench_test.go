@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -91,7 +92,8 @@ func warmResets(b *testing.B, rt *docker.Runtime, k, n int) dist {
 	for i := 0; i < n; i++ {
 		waitIdle(b, r, 1)
 		start := time.Now()
-		sb, _, err := r.Reset(context.Background(), tk, traj, k)
+		ep, err := r.Reset(context.Background(), tk, traj, k)
+		sb := ep.Sandbox
 		require.NoError(b, err)
 		d = append(d, time.Since(start))
 		r.Release(sb)
@@ -120,7 +122,7 @@ func coldResets(b *testing.B, rt *docker.Runtime, k, n int) dist {
 	var d dist
 	for i := 0; i < n; i++ {
 		start := time.Now()
-		sb, err := rt.Create(context.Background(), tk.SandboxSpec())
+		sb, err := rt.Create(context.Background(), provision.Spec(tk))
 		require.NoError(b, err)
 		_, err = rp.Replay(context.Background(), sb, tk, traj, k)
 		require.NoError(b, err)
@@ -198,7 +200,8 @@ func throughput(b *testing.B, rt *docker.Runtime, k, c, n int) float64 {
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		g.Go(func() error {
-			sb, _, err := r.Reset(context.Background(), tk, traj, k)
+			ep, err := r.Reset(context.Background(), tk, traj, k)
+			sb := ep.Sandbox
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -29,42 +30,55 @@ func (e *Error) Error() string {
 // Unwrap exposes the last failure.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Reset returns a sandbox at checkpoint k of traj: a warm sandbox of the
-// task's pool with steps [0, k) replayed. The report's Vars let the caller
-// continue the trajectory (replayer.Resume). The caller owns the sandbox and
-// gives it back with Release. On failure nothing is left behind; the report
-// of the last attempt is returned with the error.
-func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (sandbox.Sandbox, *replayer.Report, error) {
+// Episode is a sandbox reset to checkpoint K of a trajectory: the sandbox,
+// the live replay run that brought it there (its variables, its next step)
+// and that run's report. Continue it with Run — To for the reference
+// suffix, Do for live actions — and give it back with Resetter.Release.
+type Episode struct {
+	Sandbox sandbox.Sandbox
+	Run     *replayer.Run
+	Report  *replayer.Report
+	K       int
+}
+
+// Reset returns an episode at checkpoint k of traj: a warm sandbox of the
+// task's pool with steps [0, k) replayed (k is checked here, once). The
+// caller owns the sandbox and gives it back with Release. On failure
+// nothing is left behind; the episode returned with the error holds only
+// the report of the last attempt, if a replay ran.
+func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (*Episode, error) {
+	ep := &Episode{K: k}
 	if err := replayer.CheckCheckpoint(traj, k); err != nil {
-		return nil, nil, &Error{Task: tk.ID, K: k, Err: err}
+		return ep, &Error{Task: tk.ID, K: k, Err: err}
 	}
 	p, err := r.poolFor(tk)
 	if err != nil {
-		return nil, nil, &Error{Task: tk.ID, K: k, Err: err}
+		return ep, &Error{Task: tk.ID, K: k, Err: err}
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout(tk))
+	ctx, cancel := context.WithTimeout(ctx, tk.EpisodeTimeout())
 	defer cancel()
-	var rep *replayer.Report
 	for attempt := 1; ; attempt++ {
 		sb, aerr := p.Acquire(ctx)
 		if aerr != nil {
-			return nil, rep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: aerr}
+			return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: aerr}
 		}
-		rep, err = r.rp.Replay(ctx, sb, tk, traj, k)
+		run := r.rp.Start(sb, tk, traj)
+		ep.Report, err = run.To(ctx, k)
 		if err == nil {
 			r.mu.Lock()
 			if r.closed { // closed while we replayed: do not hand out
 				r.mu.Unlock()
 				p.Discard(sb)
-				return nil, rep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: pool.ErrClosed}
+				return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: pool.ErrClosed}
 			}
 			r.out[sb.ID()] = handed{sb: sb, pool: p}
 			r.mu.Unlock()
-			return sb, rep, nil
+			ep.Sandbox, ep.Run = sb, run
+			return ep, nil
 		}
 		p.Discard(sb)
 		if !Retryable(err) || attempt > r.cfg.retries || ctx.Err() != nil {
-			return nil, rep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: err}
+			return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: err}
 		}
 		r.cfg.log.Warn("reset: retrying on a fresh sandbox", "task", tk.ID, "k", k, "attempt", attempt, "err", err)
 	}
@@ -88,10 +102,10 @@ func (r *Resetter) Release(sb sandbox.Sandbox) {
 // died, the engine went away), so that the same reset may succeed on a fresh
 // sandbox. A divergence or an invalid checkpoint is not.
 func Retryable(err error) bool {
-	var se *replayer.StepError
-	if errors.As(err, &se) && se.Reason != replayer.ReasonInfra {
+	if !reason.IsInfra(err) {
 		return false
 	}
+	_, stepFailed := reason.Of(err) // a step the sandbox failed under
 	return errors.Is(err, sandbox.ErrSandboxGone) || errors.Is(err, sandbox.ErrUnavailable) ||
-		errors.Is(err, sandbox.ErrNotFound) || se != nil
+		errors.Is(err, sandbox.ErrNotFound) || stepFailed
 }

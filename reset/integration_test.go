@@ -99,7 +99,8 @@ func TestIntegrationChaos(t *testing.T) {
 		g.Go(func() error {
 			rctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			sb, rep, err := r.Reset(rctx, tk, traj, k)
+			ep, err := r.Reset(rctx, tk, traj, k)
+			sb, rep := ep.Sandbox, ep.Report
 			if err != nil {
 				failed.Add(1)
 				mu.Lock()
@@ -155,7 +156,8 @@ func TestIntegrationResetState(t *testing.T) {
 	tk, traj := trivial("state", 5)
 	ctx := context.Background()
 	for _, k := range []int{0, 3, 5} {
-		sb, rep, err := r.Reset(ctx, tk, traj, k)
+		ep, err := r.Reset(ctx, tk, traj, k)
+		sb, rep := ep.Sandbox, ep.Report
 		require.NoError(t, err)
 		assert.Equal(t, k, rep.Reached())
 		res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: "cat count 2>/dev/null | wc -l"})
@@ -168,7 +170,7 @@ func TestIntegrationResetState(t *testing.T) {
 	bad.Steps = append([]trajectory.Step(nil), traj.Steps...)
 	code := 0
 	bad.Steps[1] = trajectory.Step{Action: trajectory.KindShell, Command: "false", Observation: &trajectory.Observation{ExitCode: &code}}
-	_, _, err = r.Reset(ctx, tk, &bad, 3)
+	_, err = r.Reset(ctx, tk, &bad, 3)
 	var rerr *reset.Error
 	require.ErrorAs(t, err, &rerr)
 	assert.Equal(t, 1, rerr.Attempts)

@@ -14,9 +14,9 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -83,7 +83,7 @@ func Key(tk *task.Task) string {
 		Spec  sandbox.Spec
 		Files map[string]string
 		Dir   string
-	}{tk.SandboxSpec(), tk.Files, tk.Dir})
+	}{provision.Spec(tk), tk.Files, tk.Dir})
 	h := sha256.Sum256(b)
 	return tk.ID + "-" + hex.EncodeToString(h[:6])
 }
@@ -105,8 +105,8 @@ func (r *Resetter) poolFor(tk *task.Task) (*pool.Pool, error) {
 	if p, ok := r.pools[key]; ok {
 		return p, nil
 	}
-	tmpl := pool.Template{Key: key, Spec: tk.SandboxSpec(),
-		Prepare: func(ctx context.Context, sb sandbox.Sandbox) error { return replayer.Prepare(ctx, sb, tk) }}
+	tmpl := pool.Template{Key: key, Spec: provision.Spec(tk),
+		Prepare: func(ctx context.Context, sb sandbox.Sandbox) error { return provision.Prepare(ctx, sb, tk) }}
 	p, err := pool.New(r.rt, tmpl, append([]pool.Option{pool.WithLogger(r.cfg.log)}, r.cfg.poolOpts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("pool for task %q: %w", tk.ID, err)
@@ -149,12 +149,4 @@ func (r *Resetter) Close(ctx context.Context) error {
 		errs = append(errs, p.Close(ctx))
 	}
 	return errors.Join(errs...)
-}
-
-// timeout bounds a reset by the task's episode timeout.
-func timeout(tk *task.Task) time.Duration {
-	if d := tk.EpisodeTimeout(); d > 0 {
-		return d
-	}
-	return 30 * time.Minute
 }

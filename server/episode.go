@@ -25,24 +25,12 @@ const (
 // Action is one policy action of an episode (after the reference prefix)
 // with its live observation.
 type Action struct {
-	Step        trajectory.Step `json:"step"`
-	Observation Observation     `json:"observation"`
-	Intervened  bool            `json:"intervened,omitempty"`
-	Tokens      int             `json:"tokens,omitempty"`
+	Step        trajectory.Step        `json:"step"`
+	Observation trajectory.Observation `json:"observation"`
+	Intervened  bool                   `json:"intervened,omitempty"`
+	Tokens      int                    `json:"tokens,omitempty"`
 	// Inherited actions were replayed from the parent by a fork.
 	Inherited bool `json:"inherited,omitempty"`
-}
-
-// Observation is what one executed tool call produced.
-type Observation struct {
-	Output      string  `json:"output"`
-	ExitCode    int     `json:"exit_code"`
-	Status      int     `json:"status,omitempty"` // HTTP status of an http call
-	Truncated   bool    `json:"truncated"`
-	OutputBytes int64   `json:"output_bytes"`
-	TimedOut    bool    `json:"timed_out,omitempty"`
-	Error       string  `json:"error,omitempty"` // the action itself failed (no such file, ...)
-	DurationMS  float64 `json:"duration_ms"`
 }
 
 // record is what outlives an episode's sandbox: enough to export or fork it.
@@ -54,16 +42,17 @@ type record struct {
 	Parent string `json:"parent,omitempty"`
 	ForkT  int    `json:"fork_t,omitempty"`
 	// Purpose is why the curriculum chose k (rollback, probe, learn, ...).
-	Purpose string    `json:"purpose,omitempty"`
-	State   string    `json:"state"`
-	Actions []Action  `json:"actions"`
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
-	Outcome *Outcome  `json:"outcome,omitempty"`
+	Purpose string      `json:"purpose,omitempty"`
+	State   string      `json:"state"`
+	Actions []Action    `json:"actions"`
+	Created time.Time   `json:"created"`
+	Updated time.Time   `json:"updated"`
+	Outcome *Evaluation `json:"outcome,omitempty"`
 }
 
-// Outcome is an evaluated episode's result as stored.
-type Outcome struct {
+// Evaluation is an evaluated episode's result as stored (the curriculum's
+// curriculum.Outcome is what it learns from one: task, k, success).
+type Evaluation struct {
 	Success         bool    `json:"success"`
 	Reward          float64 `json:"reward"`
 	InterventionShr float64 `json:"intervened_share"`
@@ -77,9 +66,8 @@ type episode struct {
 	rec     record
 	entry   *Entry
 	sb      sandbox.Sandbox
-	run     *replayer.Run
-	traj    *trajectory.Trajectory // reference prefix [0, k), then the policy's steps
-	observe bool                   // the outcome goes to the curriculum
+	run     *replayer.Run // the reset's replay, continued with the policy's actions
+	observe bool          // the outcome goes to the curriculum
 	used    time.Time
 	holds   atomic.Bool // sb is set: read without the lock by metrics
 }

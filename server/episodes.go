@@ -10,15 +10,15 @@ import (
 
 // EpisodeSummary is one row of the episode listing.
 type EpisodeSummary struct {
-	ID      string   `json:"id"`
-	Task    string   `json:"task"`
-	K       int      `json:"k"`
-	State   string   `json:"state"`
-	Parent  string   `json:"parent,omitempty"`
-	Steps   int      `json:"steps"`
-	Created string   `json:"created"`
-	Updated string   `json:"updated"`
-	Outcome *Outcome `json:"outcome,omitempty"`
+	ID      string      `json:"id"`
+	Task    string      `json:"task"`
+	K       int         `json:"k"`
+	State   string      `json:"state"`
+	Parent  string      `json:"parent,omitempty"`
+	Steps   int         `json:"steps"`
+	Created string      `json:"created"`
+	Updated string      `json:"updated"`
+	Outcome *Evaluation `json:"outcome,omitempty"`
 }
 
 func summary(r record) EpisodeSummary {

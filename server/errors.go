@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -78,7 +79,7 @@ func resetFailed(err error) *APIError {
 		if se.Expected != "" || se.Got != "" {
 			e.with("expected", se.Expected).with("got", se.Got)
 		}
-		if se.Reason != replayer.ReasonInfra {
+		if !reason.IsInfra(err) {
 			e.Status = http.StatusUnprocessableEntity
 			e.with("retryable", false)
 		}

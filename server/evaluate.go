@@ -17,7 +17,7 @@ type EvaluateResponse struct {
 	Reward   float64                `json:"reward"`
 	Success  bool                   `json:"success"`
 	Score    float64                `json:"score"`
-	Verifier VerifierResult         `json:"verifier"`
+	Verifier verifier.Result        `json:"verifier"`
 	Rubric   []verifier.RubricScore `json:"rubric"`
 	// Steps counts the policy's actions (a fork's inherited ones included).
 	Steps      int          `json:"steps"`
@@ -28,15 +28,6 @@ type EvaluateResponse struct {
 	// Observed reports that the outcome went to the curriculum (episodes
 	// reset by the server without intervened steps; not forks).
 	Observed bool `json:"observed"`
-}
-
-// VerifierResult is the verify command's result.
-type VerifierResult struct {
-	Passed     bool    `json:"passed"`
-	ExitCode   int     `json:"exit_code"`
-	TimedOut   bool    `json:"timed_out"`
-	Output     string  `json:"output"`
-	DurationMS float64 `json:"duration_ms"`
 }
 
 // Intervention is the shift filter's evidence.
@@ -70,7 +61,7 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	}
 	iv, n, ivTok, tok := interventions(ep.rec.Actions)
 	out := EvaluateResponse{Episode: ep.rec.ID, Task: ep.rec.Task, K: ep.rec.K, T: ep.rec.T, Success: res.Passed, Score: res.Score,
-		Verifier: VerifierResult{Passed: res.Passed, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Output: res.Output, DurationMS: ms(res.Duration)},
+		Verifier: *res,
 		Rubric:   res.Rubric, Steps: n, Intervened: Intervention{Steps: iv, Tokens: ivTok}}
 	if out.Rubric == nil {
 		out.Rubric = []verifier.RubricScore{}
@@ -92,7 +83,7 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 		}
 		out.Observed = true
 	}
-	oc := &Outcome{Success: res.Passed, Reward: out.Reward, InterventionShr: out.Intervened.Share, ShiftExceeded: out.ShiftExceeded}
+	oc := &Evaluation{Success: res.Passed, Reward: out.Reward, InterventionShr: out.Intervened.Share, ShiftExceeded: out.ShiftExceeded}
 	if err := s.finish(r.Context(), ep, StateEvaluated, oc); err != nil {
 		return nil, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
 	}

@@ -3,14 +3,14 @@ package server
 import (
 	"net/http"
 
-	"github.com/rbx-sandbox/rbx/curriculum/sft"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // ForkResponse is the forked episode.
 type ForkResponse struct {
-	Episode EpisodeInfo `json:"episode"`
-	Tools   []sft.Tool  `json:"tools"`
-	TotalMS float64     `json:"total_ms"`
+	Episode EpisodeInfo  `json:"episode"`
+	Tools   []tools.Tool `json:"tools"`
+	TotalMS float64      `json:"total_ms"`
 }
 
 // ForkRequest names the step to fork at.
@@ -49,10 +49,7 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 		return nil, apiErr(http.StatusBadRequest, CodeBadCheckpoint, "t: expected 0 ≤ t ≤ %d (k = %d plus %d actions)", max, rec.K, len(rec.Actions)).with("max", max)
 	}
 	t := *req.T
-	base := min(t, rec.K)
-	if !e.Ref.ValidCheckpoint(base) {
-		return nil, apiErr(http.StatusBadRequest, CodeBadCheckpoint, "t = %d: step %d of the reference forbids stopping after it", t, t-1)
-	}
+	base := min(t, rec.K) // reset checks that it is a checkpoint
 	ep, info, aerr := s.open(r.Context(), e, base)
 	if aerr != nil {
 		return nil, aerr
@@ -79,5 +76,5 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 		s.discard([]*episode{ep})
 		return nil, aerr
 	}
-	return ForkResponse{Episode: info, Tools: sft.Tools(), TotalMS: ms(since(start))}, nil
+	return ForkResponse{Episode: info, Tools: tools.Schemas(), TotalMS: ms(since(start))}, nil
 }

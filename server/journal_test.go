@@ -21,7 +21,7 @@ func TestJournalMarksOpenEpisodesLost(t *testing.T) {
 	now := time.Now()
 	open := record{ID: "ep_00000000000000000001", Task: "a", K: 3, State: StateOpen, Created: now, Updated: now}
 	done := record{ID: "ep_00000000000000000002", Task: "a", K: 2, State: StateEvaluated, Created: now, Updated: now,
-		Outcome: &Outcome{Success: true, Reward: 1}}
+		Outcome: &Evaluation{Success: true, Reward: 1}}
 	require.NoError(t, j.put(ctx, open))
 	require.NoError(t, j.put(ctx, done))
 	// No close: the process "died". The next one opens the same file.

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/rbx-sandbox/rbx/curriculum/sft"
 	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/trajectory/chat"
 )
 
 // prefixMessages is the chat a policy continues from checkpoint k: the
@@ -13,7 +13,7 @@ import (
 // an assistant tool call and a tool result carrying the LIVE observation
 // of the replay (a fresh OTP, not the recorded one).
 func prefixMessages(e *Entry, rep *replayer.Report, k int) ([]json.RawMessage, error) {
-	msgs, err := sft.Head(e.Task, e.Ref)
+	msgs, err := chat.Head(e.Task, e.Ref)
 	if err != nil {
 		return nil, fmt.Errorf("prefix of task %s: %w", e.Task.ID, err)
 	}
@@ -22,9 +22,9 @@ func prefixMessages(e *Entry, rep *replayer.Report, k int) ([]json.RawMessage, e
 		live := ""
 		if rep != nil && i-rep.From >= 0 && i-rep.From < len(rep.Steps) {
 			r := rep.Steps[i-rep.From]
-			live = sft.Observation(st.Action, r.Output, r.ExitCode)
+			live = chat.ObservationText(r.Observation())
 		}
-		m, err := sft.LiveMessages(st, i, live)
+		m, err := chat.LiveMessages(st, i, live)
 		if err != nil {
 			return nil, fmt.Errorf("prefix of task %s: step %d: %w", e.Task.ID, i, err)
 		}
@@ -38,34 +38,11 @@ func prefixMessages(e *Entry, rep *replayer.Report, k int) ([]json.RawMessage, e
 func actionMessages(actions []Action, k int) ([]json.RawMessage, error) {
 	var msgs []json.RawMessage
 	for j, a := range actions {
-		m, err := sft.LiveMessages(a.Step, k+j, observationText(a))
+		m, err := chat.LiveMessages(a.Step, k+j, chat.ObservationText(a.Observation))
 		if err != nil {
 			return nil, fmt.Errorf("action %d: %w", k+j, err)
 		}
 		msgs = append(msgs, m...)
 	}
 	return msgs, nil
-}
-
-// observationText is what the policy reads as the tool result.
-func observationText(a Action) string {
-	o := a.Observation
-	code := o.ExitCode
-	if o.Status != 0 {
-		code = o.Status
-	}
-	text := sft.Observation(a.Step.Action, o.Output, code)
-	if o.TimedOut {
-		text += "\n[timed out]"
-	}
-	if o.Error != "" {
-		text += "\n[error: " + o.Error + "]"
-	}
-	return text
-}
-
-// toolMessage is the OpenAI tool message answering call id.
-func toolMessage(id, content string) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"role": "tool", "tool_call_id": id, "content": content})
-	return b
 }

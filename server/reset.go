@@ -11,9 +11,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
-	"github.com/rbx-sandbox/rbx/curriculum/sft"
 	"github.com/rbx-sandbox/rbx/replayer"
-	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // ResetRequest asks for a group of episodes of one task.
@@ -33,7 +32,7 @@ type ResetResponse struct {
 	K        int           `json:"k"`
 	T        int           `json:"t"`
 	Purpose  string        `json:"purpose"`
-	Tools    []sft.Tool    `json:"tools"`
+	Tools    []tools.Tool  `json:"tools"`
 	Episodes []EpisodeInfo `json:"episodes"`
 	TotalMS  float64       `json:"total_ms"`
 }
@@ -110,7 +109,7 @@ func (s *Server) reset(r *http.Request) (any, *APIError) {
 			return nil, aerr
 		}
 	}
-	return ResetResponse{Task: e.Task.ID, K: k, T: e.Ref.Len(), Purpose: purpose, Tools: sft.Tools(),
+	return ResetResponse{Task: e.Task.ID, K: k, T: e.Ref.Len(), Purpose: purpose, Tools: tools.Schemas(),
 		Episodes: infos, TotalMS: ms(since(start))}, nil
 }
 
@@ -128,28 +127,29 @@ func (s *Server) checkpoint(e *Entry, req ResetRequest) (int, string, *APIError)
 	if err := json.Unmarshal(req.Checkpoint, &k); err != nil {
 		return 0, "", apiErr(http.StatusBadRequest, CodeBadRequest, `checkpoint %s: expected "auto" or an integer k`, clip(string(req.Checkpoint), 40))
 	}
-	if err := replayer.CheckCheckpoint(e.Ref, k); err != nil {
-		return 0, "", apiErr(http.StatusBadRequest, CodeBadCheckpoint, "task %s: %v", e.Task.ID, err).with("t", e.Ref.Len())
-	}
-	return k, string(curriculum.Purpose("explicit")), nil
+	return k, string(curriculum.PurposeExplicit), nil // reset checks k
 }
 
-// open resets one sandbox to k and builds its episode (not yet admitted):
-// the episode's own trajectory starts as the reference prefix [0, k).
+// open resets one sandbox to k and builds its episode (not yet admitted),
+// which continues the reset's replay run.
 func (s *Server) open(ctx context.Context, e *Entry, k int) (*episode, EpisodeInfo, *APIError) {
 	start := now()
-	sb, rep, err := s.rs.Reset(ctx, e.Task, e.Ref, k)
+	rs, err := s.rs.Reset(ctx, e.Task, e.Ref, k)
 	dur := since(start)
 	if err != nil {
 		s.met.resets.WithLabelValues(e.Task.ID, "failed").Inc()
-		return nil, EpisodeInfo{}, resetFailed(err)
+		ae := resetFailed(err)
+		if errors.Is(err, replayer.ErrCheckpoint) {
+			ae.with("t", e.Ref.Len())
+		}
+		return nil, EpisodeInfo{}, ae
 	}
+	sb, rep := rs.Sandbox, rs.Report
 	s.met.resets.WithLabelValues(e.Task.ID, "ok").Inc()
 	s.met.resetDur.WithLabelValues(e.Task.ID).Observe(dur.Seconds())
 	id := newEpisodeID()
-	tr := &trajectory.Trajectory{ID: id, Task: e.Task.ID, Vars: e.Ref.Vars, Steps: slices.Clone(e.Ref.Steps[:k])}
 	t := now()
-	ep := &episode{entry: e, sb: sb, traj: tr, run: s.rp.Resume(sb, e.Task, tr, k, rep.Vars), used: t,
+	ep := &episode{entry: e, sb: sb, run: rs.Run, used: t,
 		rec: record{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(), State: StateOpen, Created: t, Updated: t}}
 	ep.holds.Store(true)
 	info := EpisodeInfo{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(),
@@ -197,7 +197,7 @@ func (s *Server) discard(eps []*episode) {
 
 // finish releases the episode's sandbox and journals its final state.
 // Callers hold ep.mu.
-func (s *Server) finish(ctx context.Context, ep *episode, state string, out *Outcome) error {
+func (s *Server) finish(ctx context.Context, ep *episode, state string, out *Evaluation) error {
 	if ep.sb != nil {
 		s.rs.Release(ep.sb)
 		ep.sb = nil

@@ -26,7 +26,6 @@ type Server struct {
 	cfg     config
 	cat     catalog
 	rs      *reset.Resetter
-	rp      *replayer.Replayer
 	eng     *curriculum.Engine
 	jr      *journal
 	met     *metrics
@@ -44,8 +43,10 @@ type Server struct {
 
 // New registers every entry's task with the curriculum, warms its pool,
 // opens the journal (marking episodes a previous process left open as
-// lost) and starts the expiry loop. rs must replay with rp.
-func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *curriculum.Engine, entries []Entry, opts ...Option) (*Server, error) {
+// lost) and starts the expiry loop. Episodes continue the replay runs rs
+// hands out; rp is no longer used (TODO: drop it with its callers in
+// cmd/rbx/serve.go, which another change rewrites).
+func New(ctx context.Context, rs *reset.Resetter, _ *replayer.Replayer, eng *curriculum.Engine, entries []Entry, opts ...Option) (*Server, error) {
 	cfg := defaults()
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
@@ -56,7 +57,7 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, cat: cat, rs: rs, rp: rp, eng: eng, eps: map[string]*episode{},
+	s := &Server{cfg: cfg, cat: cat, rs: rs, eng: eng, eps: map[string]*episode{},
 		hist: newHistory(256), started: time.Now(), stop: make(chan struct{})}
 	for _, id := range cat.ids() {
 		if err := eng.Register(cat.info(id)); err != nil {

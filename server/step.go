@@ -3,10 +3,10 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/chat"
 )
 
 // StepRequest is one policy action.
@@ -23,14 +23,14 @@ type StepRequest struct {
 // terminated false (evaluate ends an episode), truncated when the episode
 // used its step budget.
 type StepResponse struct {
-	Episode     string          `json:"episode"`
-	Step        int             `json:"step"`
-	Observation Observation     `json:"observation"`
-	Message     json.RawMessage `json:"message"`
-	Reward      float64         `json:"reward"`
-	Terminated  bool            `json:"terminated"`
-	Truncated   bool            `json:"truncated"`
-	Info        StepInfo        `json:"info"`
+	Episode     string                 `json:"episode"`
+	Step        int                    `json:"step"`
+	Observation trajectory.Observation `json:"observation"`
+	Message     json.RawMessage        `json:"message"`
+	Reward      float64                `json:"reward"`
+	Terminated  bool                   `json:"terminated"`
+	Truncated   bool                   `json:"truncated"`
+	Info        StepInfo               `json:"info"`
 }
 
 // StepInfo carries timings and counts.
@@ -71,7 +71,7 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 	if len(ep.rec.Actions) >= s.cfg.maxSteps {
 		return nil, apiErr(http.StatusConflict, CodeStepLimit, "episode %s used its %d steps; evaluate or close it", id, s.cfg.maxSteps)
 	}
-	st, aerr := req.ToolCall.toStep(ep.entry.Task.ID, ep.run.Vars())
+	st, aerr := req.ToolCall.toStep(ep.run.Vars())
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -85,11 +85,11 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 	ep.rec.Actions = append(ep.rec.Actions, a)
 	callID := req.ToolCall.ID
 	if callID == "" {
-		callID = fmt.Sprintf("call_%d", ep.rec.K+len(ep.rec.Actions)-1)
+		callID = chat.CallID(ep.rec.K + len(ep.rec.Actions) - 1)
 	}
 	iv, n, _, _ := interventions(ep.rec.Actions)
 	return StepResponse{Episode: id, Step: ep.rec.K + len(ep.rec.Actions) - 1, Observation: obs,
-		Message: toolMessage(callID, observationText(a)), Truncated: n >= s.cfg.maxSteps,
+		Message: chat.Result(callID, chat.ObservationText(a.Observation)), Truncated: n >= s.cfg.maxSteps,
 		Info: StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv}}, nil
 }
 
@@ -154,10 +154,9 @@ func stepsOf(e *Entry, rec record) []trajectory.Step {
 	steps := append([]trajectory.Step(nil), e.Ref.Steps[:rec.K]...)
 	for _, a := range rec.Actions {
 		st := a.Step
-		code := a.Observation.ExitCode
-		st.Observation = &trajectory.Observation{Output: a.Observation.Output, ExitCode: &code}
+		st.Observation = a.Observation.Recorded()
 		if st.Action == trajectory.KindHTTP {
-			st.Observation = &trajectory.Observation{Output: a.Observation.Output, Status: a.Observation.Status}
+			st.Observation.ExitCode = nil // the status says it
 		}
 		st.Tokens = a.Tokens
 		steps = append(steps, st)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/reset"
 )
 
@@ -34,7 +35,7 @@ func (s *Server) healthz(*http.Request) (any, *APIError) {
 
 func (s *Server) summary(e *Entry) TaskSummary {
 	st, _ := s.eng.Status(e.Task.ID)
-	ts := TaskSummary{ID: e.Task.ID, T: e.Ref.Len(), Image: e.Task.SandboxSpec().Image, Reference: e.Ref.ID,
+	ts := TaskSummary{ID: e.Task.ID, T: e.Ref.Len(), Image: provision.Spec(e.Task).Image, Reference: e.Ref.ID,
 		Instruction: e.Task.Instruction, Curriculum: st, Checkpoints: []int{}}
 	for k := 0; k < e.Ref.Len(); k++ {
 		if e.Ref.ValidCheckpoint(k) {

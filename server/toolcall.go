@@ -1,13 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // ToolCall is one OpenAI tool call: {"name", "arguments"}, or the full
@@ -25,60 +24,18 @@ type ToolCall struct {
 	} `json:"function,omitempty"`
 }
 
-// toolKinds are the actions a policy may call (noop teaches nothing).
-var toolKinds = []trajectory.Kind{trajectory.KindShell, trajectory.KindWriteFile, trajectory.KindReadFile,
-	trajectory.KindEditFile, trajectory.KindHTTP}
-
-// commonStepFields are trajectory step members that are not arguments.
-var commonStepFields = []string{"action", "observation", "volatile", "checkpoint", "compare", "tokens", "messages"}
-
 // toStep turns a tool call into a trajectory step, or explains in a
 // bad_tool_call why it cannot. vars are the variables bound so far, so
 // {{vars.X}} references to captured values validate.
-func (tc ToolCall) toStep(task string, vars map[string]string) (trajectory.Step, *APIError) {
+func (tc ToolCall) toStep(vars map[string]string) (trajectory.Step, *APIError) {
 	name, raw := tc.Name, tc.Arguments
 	if tc.Function != nil {
 		name, raw = tc.Function.Name, tc.Function.Arguments
 	}
-	bad := func(format string, a ...any) (trajectory.Step, *APIError) {
-		return trajectory.Step{}, apiErr(http.StatusBadRequest, CodeBadToolCall, format, a...).with("tool", name)
-	}
-	kind := trajectory.Kind(name)
-	if !slices.Contains(toolKinds, kind) {
-		return bad("unknown tool %q: expected one of shell, write_file, read_file, edit_file, http", name)
-	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '"' { // OpenAI: arguments is a string of JSON
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return bad("arguments: %v", err)
-		}
-		raw = []byte(s)
-	}
-	args := map[string]json.RawMessage{}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return bad("arguments: expected a JSON object: %v", err)
-		}
-	}
-	allowed := slices.DeleteFunc(kind.Fields(), func(f string) bool { return slices.Contains(commonStepFields, f) })
-	for k := range args {
-		if !slices.Contains(allowed, k) {
-			return bad("tool %s has no argument %q (it takes %s)", name, k, strings.Join(allowed, ", "))
-		}
-	}
-	args["action"], _ = json.Marshal(name)
-	doc, _ := json.Marshal(args)
-	var st trajectory.Step
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil {
-		return bad("arguments: %v", err)
-	}
-	check := &trajectory.Trajectory{ID: "tool_call", Task: task, Vars: vars, Steps: []trajectory.Step{st}}
-	if err := check.Validate(); err != nil {
-		msg := strings.ReplaceAll(err.Error(), "steps[0].", "")
-		return bad("%s", msg)
+	st, err := tools.Parse(name, raw, tools.WithVars(vars))
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), tools.ErrMalformed.Error()+": ")
+		return trajectory.Step{}, apiErr(http.StatusBadRequest, CodeBadToolCall, "%s", msg).with("tool", name)
 	}
 	return st, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/task"
 )
 
@@ -28,7 +29,7 @@ func FuzzParseTask(f *testing.F) {
 		}
 		// A task that parses is valid, and its spec is usable.
 		require.NoError(t, tk.Validate())
-		_ = tk.SandboxSpec()
+		_ = provision.Spec(tk)
 	})
 }
 

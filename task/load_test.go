@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 )
@@ -31,7 +32,7 @@ func TestLoadComplete(t *testing.T) {
 	assert.Equal(t, 30*time.Minute, tk.EpisodeTimeout())
 	assert.Equal(t, 300*time.Second, tk.VerifyTimeout())
 
-	spec := tk.SandboxSpec()
+	spec := provision.Spec(tk)
 	assert.Equal(t, sandbox.Limits{CPUs: 1, MemoryBytes: 1 << 30, Pids: 512}, spec.Limits)
 	assert.Equal(t, map[string]string{sandbox.LabelTask: "deploy-otp"}, spec.Labels)
 	assert.Equal(t, 64<<10, spec.OutputCap)
@@ -43,12 +44,11 @@ func TestSandboxSpecDefaults(t *testing.T) {
 	tk, err := task.Parse("min.json", []byte(`{"id": "min", "image": "busybox", "verify": {"command": "true"}}`))
 	require.NoError(t, err)
 
-	spec := tk.SandboxSpec()
+	spec := provision.Spec(tk)
 	assert.Equal(t, sandbox.DefaultWorkdir, spec.Workdir)
 	assert.Equal(t, sandbox.ModeSession, spec.Mode)
 	assert.Equal(t, sandbox.NetworkNone, spec.Network)
 	assert.Equal(t, sandbox.DefaultStepTimeout, spec.StepTimeout)
-	assert.Equal(t, sandbox.DefaultStepTimeout, tk.StepTimeout())
 	assert.Equal(t, task.DefaultEpisodeTimeout, tk.EpisodeTimeout())
 	assert.Equal(t, task.DefaultVerifyTimeout, tk.VerifyTimeout())
 	assert.Empty(t, tk.Workdir, "defaults are not written into the task")

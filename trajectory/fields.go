@@ -12,27 +12,90 @@ import (
 	"github.com/rbx-sandbox/rbx/task/source"
 )
 
-// commonFields are the step members every action kind accepts.
-var commonFields = []string{"action", "observation", "volatile", "checkpoint", "compare", "tokens", "messages"}
+// ArgType is the JSON shape of an action argument.
+type ArgType int
 
-// kindFields are the members each action kind accepts besides commonFields.
-var kindFields = map[Kind][]string{
-	KindShell:     {"command", "timeout", "cwd", "env"},
-	KindWriteFile: {"path", "content", "content_b64", "mode"},
-	KindReadFile:  {"path", "range"},
-	KindEditFile:  {"path", "old", "new", "insert_line", "text"},
-	KindHTTP:      {"method", "url", "headers", "body", "capture", "timeout"},
-	KindNoop:      {"note"},
+// Argument shapes.
+const (
+	ArgString    ArgType = iota // a JSON string
+	ArgInt                      // a JSON integer
+	ArgDuration                 // a duration string such as "30s"
+	ArgStringMap                // an object of strings
+	ArgRange                    // {"start", "end"} line numbers
+)
+
+// Arg is one argument of an action kind: a step member the action itself
+// takes, as opposed to what a recording adds (observation, checkpoint...).
+type Arg struct {
+	Name     string
+	Type     ArgType
+	Required bool   // always required (alternatives such as content / content_b64 are checked by Validate)
+	Doc      string // one line for tool schemas
 }
 
-// Fields lists the step members action kind k accepts, common ones
+// recordFields are the step members every action kind accepts that are not
+// arguments: what a recording adds to the action.
+var recordFields = []string{"action", "observation", "volatile", "checkpoint", "compare", "tokens", "messages"}
+
+// kindArgs is the one table of the arguments each action kind accepts.
+// Validation, the tool schemas and the tool-call codec (trajectory/tools)
+// are all derived from it.
+var kindArgs = map[Kind][]Arg{
+	KindShell: {
+		{"command", ArgString, true, "shell source"},
+		{"timeout", ArgDuration, false, "duration, e.g. 30s"},
+		{"cwd", ArgString, false, "directory for this command"},
+		{"env", ArgStringMap, false, "environment variables for this command"},
+	},
+	KindWriteFile: {
+		{"path", ArgString, true, "file path"},
+		{"content", ArgString, false, "text content"},
+		{"content_b64", ArgString, false, "binary content, base64"},
+		{"mode", ArgString, false, "octal mode, e.g. 0755"},
+	},
+	KindReadFile: {
+		{"path", ArgString, true, "file path"},
+		{"range", ArgRange, false, "lines to read, 1-based and inclusive (end 0: to the end)"},
+	},
+	KindEditFile: {
+		{"path", ArgString, true, "file path"},
+		{"old", ArgString, false, "text to replace"},
+		{"new", ArgString, false, "replacement"},
+		{"insert_line", ArgInt, false, "line after which to insert (0: at the top)"},
+		{"text", ArgString, false, "text to insert"},
+	},
+	KindHTTP: {
+		{"method", ArgString, true, "GET, POST, PUT, PATCH, DELETE or HEAD"},
+		{"url", ArgString, true, "URL under a declared service"},
+		{"headers", ArgStringMap, false, "request headers"},
+		{"body", ArgString, false, "request body"},
+		{"capture", ArgStringMap, false, "variable → dotted path into the JSON response, e.g. data.code"},
+		{"timeout", ArgDuration, false, "duration, e.g. 30s"},
+	},
+	KindNoop: {
+		{"note", ArgString, false, "what the agent thought"},
+	},
+}
+
+// Args lists the arguments action kind k takes, or nil for an unknown kind.
+func (k Kind) Args() []Arg { return slices.Clone(kindArgs[k]) }
+
+// ArgNames lists the names of k's arguments.
+func (k Kind) ArgNames() []string {
+	var names []string
+	for _, a := range kindArgs[k] {
+		names = append(names, a.Name)
+	}
+	return names
+}
+
+// Fields lists the step members action kind k accepts, recording ones
 // included, or nil for an unknown kind.
 func (k Kind) Fields() []string {
-	own, ok := kindFields[k]
-	if !ok {
+	if _, ok := kindArgs[k]; !ok {
 		return nil
 	}
-	return append(slices.Clone(commonFields), own...)
+	return append(slices.Clone(recordFields), k.ArgNames()...)
 }
 
 // Valid reports whether k is one of Kinds.

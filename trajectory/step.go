@@ -26,11 +26,20 @@ type stepValidator struct {
 }
 
 func (v *stepValidator) errorf(field, format string, args ...any) {
-	v.r.Errorf(v.path+"."+field, format, args...)
+	v.r.Errorf(v.field(field), format, args...)
 }
 
 func (v *stepValidator) keyErrorf(field, format string, args ...any) {
-	v.r.KeyErrorf(v.path+"."+field, format, args...)
+	v.r.KeyErrorf(v.field(field), format, args...)
+}
+
+// field is the path of a member: relative to the step when the step is
+// checked on its own.
+func (v *stepValidator) field(name string) string {
+	if v.path == "" {
+		return name
+	}
+	return v.path + "." + name
 }
 
 func kindList() string {
@@ -68,7 +77,7 @@ func (v *stepValidator) validate(defined map[string]bool) {
 		v.errorf("observation.output_sha256", "%q: expected 64 lowercase hex digits (a SHA-256)", o.OutputSHA256)
 	}
 	for i, m := range s.Messages {
-		checkMessage(v.r, source.Index(v.path+".messages", i), m)
+		checkMessage(v.r, source.Index(v.field("messages"), i), m)
 	}
 	v.checkRefs(defined)
 }
@@ -76,7 +85,7 @@ func (v *stepValidator) validate(defined map[string]bool) {
 // checkMembers rejects members that do not belong to the step's kind.
 func (v *stepValidator) checkMembers() {
 	allowed := v.s.Action.Fields()
-	own := kindFields[v.s.Action]
+	own := v.s.Action.ArgNames()
 	for _, name := range sortedKeys(v.present) {
 		if !slices.Contains(allowed, name) {
 			list := "nothing else"
@@ -202,14 +211,15 @@ func validHeaderName(k string) bool {
 }
 
 // checkRefs reports malformed references and variables not defined before
-// this step (a step cannot use what it captures itself).
+// this step (a step cannot use what it captures itself); with defined nil,
+// only malformed references.
 func (v *stepValidator) checkRefs(defined map[string]bool) {
 	_ = v.s.templated(func(field, val string) (string, error) {
 		for _, ref := range References(val) {
 			switch {
 			case !ref.Valid():
 				v.errorf(field, "malformed reference %q: expected {{vars.NAME}} or {{services.NAME}}", ref.Raw)
-			case ref.Scope == ScopeVars && !defined[ref.Name]:
+			case ref.Scope == ScopeVars && defined != nil && !defined[ref.Name]:
 				v.errorf(field, `%s is not defined before this step (set it in "vars" or capture it in an earlier http step)`, ref.Raw)
 			}
 		}

@@ -101,9 +101,10 @@ type Range struct {
 	End   int `json:"end,omitempty"`
 }
 
-// Observation is a recorded result. A source may record the output text
-// and exit code; `rbx prefilter` pins what the verified runs observed
-// (exit code, output digest) so that every replayed step is checked.
+// Observation is what an action produced: recorded in a trajectory
+// (output, exit code, HTTP status), pinned by `rbx prefilter` from a kept
+// trajectory's verified runs (exit code, output digest), or observed live
+// when serve or probe carries out an agent's action (all fields).
 type Observation struct {
 	Output   string `json:"output,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
@@ -116,6 +117,22 @@ type Observation struct {
 	// Pinned marks an observation measured by prefilter on the verified
 	// runs, not recorded by the source.
 	Pinned bool `json:"pinned,omitempty"`
+
+	// Truncated: Output is an excerpt of OutputBytes bytes (live only).
+	Truncated   bool  `json:"truncated,omitempty"`
+	OutputBytes int64 `json:"output_bytes,omitempty"`
+	// TimedOut: the action ran past its timeout (live only).
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Error says why the action could not be carried out: edit target
+	// absent, undefined variable, service not declared (live only).
+	Error      string  `json:"error,omitempty"`
+	DurationMS float64 `json:"duration_ms,omitempty"`
+}
+
+// Recorded returns the part of o a trajectory records: output, exit code,
+// HTTP status and pinned digest.
+func (o Observation) Recorded() *Observation {
+	return &Observation{Output: o.Output, ExitCode: o.ExitCode, Status: o.Status, OutputSHA256: o.OutputSHA256, Pinned: o.Pinned}
 }
 
 // IsCheckpoint reports whether resetting right after step i is allowed.

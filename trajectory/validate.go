@@ -15,6 +15,25 @@ func (t *Trajectory) Validate() error {
 	return r.Err()
 }
 
+// CheckAction checks one step built in code, such as an action an agent
+// asked for, as Validate checks a trajectory's steps; errors name the
+// member relative to the step. vars are the variables bound before it; with
+// vars nil, {{vars.X}} references are checked only for their form (the
+// caller does not know what is bound).
+func CheckAction(s Step, vars map[string]string) error {
+	r := source.NewReporter("", nil)
+	var defined map[string]bool
+	if vars != nil {
+		defined = map[string]bool{}
+		for k := range vars {
+			defined[k] = true
+		}
+	}
+	sv := stepValidator{r: r, s: &s, present: setFields(&s)}
+	sv.validate(defined)
+	return r.Err()
+}
+
 // validate checks t; root, when not nil, is the document t was decoded
 // from: it supplies positions and the members actually written.
 func (t *Trajectory) validate(r *source.Reporter, root *source.Node) {

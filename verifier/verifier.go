@@ -8,13 +8,17 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 )
 
-// DefaultTimeout bounds a verify command whose task sets none.
-const DefaultTimeout = 300 * time.Second
+// Sandbox is what verification needs of a sandbox: staging the verifier's
+// files and running commands.
+type Sandbox interface {
+	provision.Writer
+	Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error)
+}
 
 // Result is a verifier's verdict.
 type Result struct {
@@ -38,15 +42,12 @@ type RubricScore struct {
 }
 
 // Run verifies the state of sb against tk.
-func Run(ctx context.Context, sb replayer.Sandbox, tk *task.Task) (*Result, error) {
+func Run(ctx context.Context, sb Sandbox, tk *task.Task) (*Result, error) {
 	start := time.Now()
-	if err := replayer.CopyFiles(ctx, sb, tk, tk.Verify.Files); err != nil {
+	if err := provision.Files(ctx, sb, tk, tk.Verify.Files); err != nil {
 		return nil, fmt.Errorf("verify %s: %w", tk.ID, err)
 	}
-	timeout := tk.Verify.Timeout.D()
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := tk.VerifyTimeout()
 	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: tk.Verify.Command, Timeout: timeout, Mode: sandbox.ModeExec})
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", tk.ID, err)
@@ -59,7 +60,7 @@ func Run(ctx context.Context, sb replayer.Sandbox, tk *task.Task) (*Result, erro
 	return out, nil
 }
 
-func rubric(ctx context.Context, sb replayer.Sandbox, tk *task.Task, timeout time.Duration) ([]RubricScore, float64, error) {
+func rubric(ctx context.Context, sb Sandbox, tk *task.Task, timeout time.Duration) ([]RubricScore, float64, error) {
 	var scores []RubricScore
 	var got, total float64
 	for _, item := range tk.Rubric {

@@ -41,7 +41,7 @@ def main(argv=None):
     print("episode %s: k=%d of T=%d, %d prefix messages" % (info["episode"], info["k"], info["t"], len(messages)))
     for i, call, tokens in reference_calls(ref, info["k"]):
         obs, _, _, _, _ = env.step(call, tokens=tokens)
-        print("step %2d %-10s exit %-3d %s" % (i, call["name"], obs["exit_code"], obs["output"].strip()[:60].replace("\n", " | ")))
+        print("step %2d %-10s exit %-3d %s" % (i, call["name"], obs["exit_code"], obs.get("output", "").strip()[:60].replace("\n", " | ")))
     result = env.evaluate()
     print("reward %.1f  success %s  score %.2f" % (result["reward"], result["success"], result["score"]))
     return 0 if result["success"] else 4

@@ -15,13 +15,13 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
-	"github.com/rbx-sandbox/rbx/curriculum/sft"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // demoPrefilter proves the examples replay and pass, twice each.
@@ -160,7 +160,7 @@ func (c *demoClient) episode(ctx context.Context, in *loaded) (int, bool, error)
 		if st.Action == "noop" {
 			continue
 		}
-		args, err := json.Marshal(sft.Arguments(st))
+		args, err := tools.Arguments(st)
 		if err != nil {
 			return 0, false, err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -81,7 +82,7 @@ func TestIntegrationPinnedExitCodes(t *testing.T) {
 		assert.Equal(t, 0, *s.Observation.ExitCode, "step %d", i)
 		assert.Equal(t, "normalized", s.Compare, "step %d", i)
 	}
-	assert.Equal(t, replayer.Digest(replayer.PolicyNormalized, "2\n"), trs[0].Steps[1].Observation.OutputSHA256)
+	assert.Equal(t, replayer.Digest(replayer.CompareNormalized, "2\n"), trs[0].Steps[1].Observation.OutputSHA256)
 
 	// The word is gone: step 0 now exits 1, and prints nothing either way.
 	for _, d := range []string{src, filepath.Join(kept, id)} {
@@ -96,7 +97,7 @@ func TestIntegrationPinnedExitCodes(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)
 	require.NotNil(t, res.Report.Divergence)
 	assert.Equal(t, 0, res.Report.Divergence.Index)
-	assert.Equal(t, replayer.ReasonExitCode, res.Report.Divergence.Reason)
+	assert.Equal(t, reason.ExitCode, res.Report.Divergence.Reason)
 	assert.Equal(t, "0", res.Report.Divergence.Expected)
 	assert.Equal(t, "1", res.Report.Divergence.Got)
 }

@@ -47,7 +47,8 @@ func newPrefilterCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 *.yml or *.json, trajectories *.json with "steps" and *.jsonl) end to end, --repeats
 times, each in a fresh sandbox, runs the task's verifier after each replay, and keeps a
 trajectory only if every repeat passes. Rejections name a reason: parse_error,
-image_missing, step_failed, diverged, verify_failed, timeout, flaky or infra_error.
+image_missing, exit_code, output, action_failed, verify_failed, timeout, flaky,
+session_lost or infra (docs/reasons.md).
 
 Trajectories in the formats rbx import knows (OpenAI messages, ATIF, SWE-agent .traj,
 mini-swe-agent, OpenHands) are prefiltered directly when their task is known: --task
@@ -84,7 +85,7 @@ judge (2), an unavailable engine (5) or an interruption (130).`,
 	f.StringVar(&o.report, "report", "", "write the JSON report to this file")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json (the report)")
 	f.BoolVar(&o.resume, "resume", false, "skip trajectories already decided in the --report file")
-	f.StringVar(&o.compare, "compare", string(replayer.PolicyNormalized), "output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
+	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
 	f.StringVar(&o.task, "task", "", "the task of every trajectory in a foreign format (OpenAI, SWE-agent, OpenHands...)")
 	f.StringVar(&o.tasks, "tasks", "", "match foreign-format trajectories to the tasks under this directory by id")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
@@ -114,7 +115,7 @@ func runPrefilter(ctx context.Context, s Streams, log *slog.Logger, o *prefilter
 	if err != nil {
 		return err
 	}
-	rp, err := replayer.New(replayer.WithCompare(replayer.Policy(o.compare)), replayer.WithServices(services), replayer.WithLogger(log))
+	rp, err := replayer.New(replayer.WithCompare(replayer.Comparison(o.compare)), replayer.WithServices(services), replayer.WithLogger(log))
 	if err != nil {
 		return fmt.Errorf("%w: --compare: %w", errUsage, err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/rbx-sandbox/rbx/examples/deploy-otp/otp"
 	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 	"github.com/rbx-sandbox/rbx/task"
@@ -30,7 +31,7 @@ import (
 // verdict is one row of the table the mixed-directory test asserts.
 type verdict struct {
 	Status prefilter.Status
-	Reason prefilter.Reason
+	Reason reason.Reason
 }
 
 // TestIntegrationPrefilterMixed runs `rbx prefilter` on the bundled examples
@@ -79,25 +80,25 @@ func TestIntegrationPrefilterMixed(t *testing.T) {
 		byName[name] = r
 	}
 	kept := verdict{Status: prefilter.StatusKept}
-	rejected := func(r prefilter.Reason) verdict { return verdict{prefilter.StatusRejected, r} }
+	rejected := func(r reason.Reason) verdict { return verdict{prefilter.StatusRejected, r} }
 	assert.Equal(t, map[string]verdict{
 		"deploy-otp/trajectory.json":       kept,
-		"deploy-otp/deploy-otp-stale.json": rejected(prefilter.ReasonStepFailed),
+		"deploy-otp/deploy-otp-stale.json": rejected(reason.ExitCode),
 		"run-sh-path/trajectory.json":      kept,
 		"fix-tests/trajectory.json":        kept,
-		"broken/no-image/trajectory.json":  rejected(prefilter.ReasonImageMissing),
-		"broken/toy/diverged.json":         rejected(prefilter.ReasonDiverged),
-		"broken/toy/flaky.json":            rejected(prefilter.ReasonFlaky),
-		"broken/toy/malformed.json":        rejected(prefilter.ReasonParse),
+		"broken/no-image/trajectory.json":  rejected(reason.ImageMissing),
+		"broken/toy/diverged.json":         rejected(reason.Output),
+		"broken/toy/flaky.json":            rejected(reason.Flaky),
+		"broken/toy/malformed.json":        rejected(reason.ParseError),
 		"broken/toy/mixed.jsonl:1":         kept,
-		"broken/toy/mixed.jsonl:2":         rejected(prefilter.ReasonParse),
-		"broken/toy/timeout.json":          rejected(prefilter.ReasonTimeout),
-		"broken/toy/verify-fails.json":     rejected(prefilter.ReasonVerifyFailed),
+		"broken/toy/mixed.jsonl:2":         rejected(reason.ParseError),
+		"broken/toy/timeout.json":          rejected(reason.Timeout),
+		"broken/toy/verify-fails.json":     rejected(reason.VerifyFailed),
 		"broken/toy/volatile.json":         kept,
-		"broken/toy/wrong-exit.json":       rejected(prefilter.ReasonStepFailed),
+		"broken/toy/wrong-exit.json":       rejected(reason.ExitCode),
 	}, got)
-	assert.Equal(t, prefilter.Summary{Total: 14, Kept: 5, Rejected: 9, ByReason: map[prefilter.Reason]int{
-		"parse_error": 2, "image_missing": 1, "step_failed": 2, "diverged": 1, "verify_failed": 1, "timeout": 1, "flaky": 1,
+	assert.Equal(t, prefilter.Summary{Total: 14, Kept: 5, Rejected: 9, ByReason: map[reason.Reason]int{
+		"parse_error": 2, "image_missing": 1, "exit_code": 2, "output": 1, "verify_failed": 1, "timeout": 1, "flaky": 1,
 	}}, rep.Summary)
 
 	// The details a person needs to fix each one.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
@@ -79,10 +80,11 @@ func TestIntegrationPrefilterSIGINT(t *testing.T) {
 	assert.True(t, rep.Interrupted)
 	require.Len(t, rep.Results, 2)
 	assert.Equal(t, prefilter.StatusInterrupted, rep.Results[0].Status, "b-slow.json")
-	assert.Empty(t, rep.Results[0].Reason, "interrupted is not a rejection")
+	assert.Equal(t, reason.Interrupted, rep.Results[0].Reason, "interrupted is not a rejection")
+	assert.Zero(t, rep.Summary.ByReason[reason.Interrupted], "nor counted as one")
 	assert.Equal(t, 1, rep.Summary.Interrupted)
 	assert.Equal(t, prefilter.StatusRejected, rep.Results[1].Status, "quick/a.json")
-	assert.Equal(t, prefilter.ReasonDiverged, rep.Results[1].Reason)
+	assert.Equal(t, reason.Output, rep.Results[1].Reason)
 	list, err = rt.List(context.Background(), map[string]string{sandbox.LabelTask: id + "-quick"})
 	require.NoError(t, err)
 	assert.Empty(t, list)

@@ -145,7 +145,7 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	if err != nil {
 		return err
 	}
-	if _, err := probe.New(nil, nil, pol, opts...); err != nil {
+	if _, err := probe.New(nil, pol, opts...); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err) // flag values out of range
 	}
 	in, err := probe.Locate(o.arg, o.trajectory)
@@ -182,7 +182,7 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 		defer cancel()
 		err = errors.Join(err, rs.Close(cctx))
 	}()
-	pr, err := probe.New(rs, rp, pol, opts...)
+	pr, err := probe.New(rs, pol, opts...)
 	if err != nil {
 		return err
 	}

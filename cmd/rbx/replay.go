@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -57,7 +58,7 @@ With --keep the sandbox is left running and rbx prints how to enter it.`,
 	f.BoolVar(&o.keep, "keep", false, "leave the sandbox running and print how to enter it")
 	f.BoolVar(&o.verify, "verify", false, "run the task's verifier after the replay")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
-	f.StringVar(&o.compare, "compare", string(replayer.PolicyNormalized), "output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
+	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	o.rt.register(cmd)
 	return cmd
@@ -94,7 +95,7 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 		return fmt.Errorf("%s: --to: %w", o.trajectory, err)
 	}
 	tbl := newStepTable(s.Out, o.output == "table")
-	rp, err := replayer.New(replayer.WithCompare(replayer.Policy(o.compare)), replayer.WithServices(services),
+	rp, err := replayer.New(replayer.WithCompare(replayer.Comparison(o.compare)), replayer.WithServices(services),
 		replayer.WithLogger(log), replayer.WithStepHook(tbl.row))
 	if err != nil {
 		return fmt.Errorf("%w: --compare: %w", errUsage, err)
@@ -149,7 +150,7 @@ func startSandbox(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, in *l
 	if err := ensureImage(ctx, rt, f, in.task.Image, s.ErrOut, log); err != nil {
 		return nil, err
 	}
-	spec := in.task.SandboxSpec()
+	spec := provision.Spec(in.task)
 	for k, v := range in.labels {
 		spec.Labels[k] = v
 	}
@@ -162,7 +163,7 @@ func startSandbox(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, in *l
 			err = errors.Join(err, removeSandbox(ctx, sb))
 		}
 	}()
-	if err := replayer.Prepare(ctx, sb, in.task); err != nil {
+	if err := provision.Prepare(ctx, sb, in.task); err != nil {
 		return nil, fmt.Errorf("prepare sandbox %s: %w", sb.ID(), err)
 	}
 	return sb, nil
@@ -183,7 +184,7 @@ func parseServices(list []string) (map[string]string, error) {
 // enterHint tells the user how to get a shell in a kept sandbox.
 func enterHint(sb sandbox.Sandbox, tk *task.Task) string {
 	if l, ok := sb.(interface{ Root() string }); ok { // the local runtime
-		return fmt.Sprintf("cd %s && bash   # unisolated: RBX_ROOT=%s", path.Join(l.Root(), tk.SandboxSpec().Workdir), l.Root())
+		return fmt.Sprintf("cd %s && bash   # unisolated: RBX_ROOT=%s", path.Join(l.Root(), provision.Spec(tk).Workdir), l.Root())
 	}
 	shell := "bash"
 	if strings.Contains(tk.Image, "busybox") {

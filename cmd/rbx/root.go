@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
@@ -59,13 +60,12 @@ func Run(ctx context.Context, args []string, s Streams) int {
 }
 
 func exitCode(ctx context.Context, err error) int {
-	var step *replayer.StepError
 	switch {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return exitInterrupted
 	case errors.Is(err, errUsage), errors.Is(err, replayer.ErrCheckpoint):
 		return exitUsage
-	case errors.As(err, &step) && step.Reason != replayer.ReasonInfra:
+	case err != nil && !reason.IsInfra(err): // the trajectory's fault: it diverged
 		return exitDiverged
 	case errors.Is(err, errVerifyFailed):
 		return exitVerifyFail

@@ -18,6 +18,7 @@ import (
 	"github.com/rbx-sandbox/rbx/curriculum/store"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -77,7 +78,7 @@ stdout.`,
 	f.Float64Var(&o.maxShare, "max-intervention-share", 0.5, "shift filter: flag episodes whose intervened share of steps or tokens is above this")
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
 	f.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
-	f.StringVar(&o.compare, "compare", string(replayer.PolicyNormalized), "replay output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
+	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "replay output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "on shutdown, how long in-flight requests may take before they are cancelled")
 	o.rt.register(cmd)
@@ -170,7 +171,7 @@ func newServeResetter(rt pool.Creator, o *serveOptions, log *slog.Logger) (*repl
 	if err != nil {
 		return nil, nil, err
 	}
-	rp, err := replayer.New(replayer.WithCompare(replayer.Policy(o.compare)), replayer.WithServices(services),
+	rp, err := replayer.New(replayer.WithCompare(replayer.Comparison(o.compare)), replayer.WithServices(services),
 		replayer.WithLogger(log), replayer.WithExcerpt(64<<10))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --compare: %w", errUsage, err)
@@ -293,7 +294,7 @@ func serveImages(entries []server.Entry) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, e := range entries {
-		if img := e.Task.SandboxSpec().Image; !seen[img] {
+		if img := provision.Spec(e.Task).Image; !seen[img] {
 			seen[img] = true
 			out = append(out, img)
 		}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/trajectory/chat"
+	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // ErrRange is returned for a segment outside the trajectory.
@@ -23,7 +25,7 @@ var ErrRange = errors.New("segment out of range")
 // Example is one supervised example: the last message is the target.
 type Example struct {
 	Messages []json.RawMessage `json:"messages"`
-	Tools    []Tool            `json:"tools"`
+	Tools    []tools.Tool      `json:"tools"`
 	Metadata Metadata          `json:"metadata"`
 }
 
@@ -42,18 +44,18 @@ func Examples(tk *task.Task, tr *trajectory.Trajectory, from, to int) ([]Example
 	if from < 0 || to > tr.Len() || from >= to {
 		return nil, fmt.Errorf("trajectory %s: [%d, %d) of %d steps: %w", tr.ID, from, to, tr.Len(), ErrRange)
 	}
-	prefix, err := head(tk, tr)
+	prefix, err := chat.Head(tk, tr)
 	if err != nil {
 		return nil, err
 	}
 	var out []Example
 	for i := range to {
-		msgs, target, err := stepMessages(tr.Steps[i], i)
+		msgs, target, err := chat.StepMessages(tr.Steps[i], i)
 		if err != nil {
 			return nil, fmt.Errorf("trajectory %s step %d: %w", tr.ID, i, err)
 		}
 		if i >= from && target != nil {
-			ex := Example{Messages: append(append([]json.RawMessage(nil), prefix...), target), Tools: Tools(),
+			ex := Example{Messages: append(append([]json.RawMessage(nil), prefix...), target), Tools: tools.Schemas(),
 				Metadata: Metadata{Task: tk.ID, Trajectory: tr.ID, Step: i, From: from}}
 			out = append(out, ex)
 		}
@@ -72,56 +74,4 @@ func Write(w io.Writer, exs []Example) (int, error) {
 		}
 	}
 	return len(exs), nil
-}
-
-// head is the conversation before the first step: the trajectory's
-// messages, or a system prompt and the task's instruction.
-func head(tk *task.Task, tr *trajectory.Trajectory) ([]json.RawMessage, error) {
-	if len(tr.Messages) > 0 {
-		return append([]json.RawMessage(nil), tr.Messages...), nil
-	}
-	sys := fmt.Sprintf("You are an agent working in a sandbox (workdir %s). Use the tools to complete the task.", tk.SandboxSpec().Workdir)
-	return marshalAll(message{Role: "system", Content: &sys}, message{Role: "user", Content: &tk.Instruction})
-}
-
-// stepMessages returns the messages step i adds to the conversation and
-// its target (the assistant message that takes the action), or nil.
-func stepMessages(s trajectory.Step, i int) ([]json.RawMessage, json.RawMessage, error) {
-	if len(s.Messages) > 0 {
-		for _, m := range s.Messages {
-			var probe struct{ Role string }
-			if err := json.Unmarshal(m, &probe); err == nil && probe.Role == "assistant" {
-				return s.Messages, m, nil
-			}
-		}
-		return s.Messages, nil, nil
-	}
-	if s.Action == trajectory.KindNoop {
-		if s.Note == "" {
-			return nil, nil, nil
-		}
-		msgs, err := marshalAll(message{Role: "assistant", Content: &s.Note})
-		return msgs, nil, err
-	}
-	call, result, err := synthesise(s, i)
-	if err != nil {
-		return nil, nil, err
-	}
-	msgs, err := marshalAll(call, result)
-	if err != nil {
-		return nil, nil, err
-	}
-	return msgs, msgs[0], nil
-}
-
-func marshalAll(ms ...message) ([]json.RawMessage, error) {
-	out := make([]json.RawMessage, len(ms))
-	for i, m := range ms {
-		b, err := json.Marshal(m)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = b
-	}
-	return out, nil
 }

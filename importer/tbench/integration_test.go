@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/images"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 	"github.com/rbx-sandbox/rbx/task"
@@ -84,14 +85,14 @@ func importAndBuild(ctx context.Context, t *testing.T, rt *docker.Runtime, dir, 
 
 func replayVerify(ctx context.Context, t *testing.T, rt *docker.Runtime, tk *task.Task, tr *trajectory.Trajectory) (bool, string) {
 	t.Helper()
-	sb, err := rt.Create(ctx, tk.SandboxSpec())
+	sb, err := rt.Create(ctx, provision.Spec(tk))
 	t.Cleanup(func() {
 		if sb != nil {
 			_ = sb.Remove(context.WithoutCancel(ctx))
 		}
 	})
 	require.NoError(t, err)
-	require.NoError(t, replayer.Prepare(ctx, sb, tk))
+	require.NoError(t, provision.Prepare(ctx, sb, tk))
 	rp, err := replayer.New()
 	require.NoError(t, err)
 	_, err = rp.Replay(ctx, sb, tk, tr, tr.Len())

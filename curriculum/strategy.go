@@ -16,12 +16,14 @@ const (
 	// PurposeSolved: the curriculum is finished (k = 0 mastered); episodes
 	// start at the original state.
 	PurposeSolved Purpose = "solved"
+	// PurposeExplicit: the caller chose the checkpoint, not the curriculum.
+	PurposeExplicit Purpose = "explicit"
 )
 
-// policy is one strategy's state machine for one task. Transitions depend
+// strategyState is one strategy's state machine for one task. Transitions depend
 // only on the sequence of observed outcomes, never on next calls, so that
 // replaying stored outcomes restores the state exactly.
-type policy interface {
+type strategyState interface {
 	// next picks the checkpoint for a group of n episodes.
 	next(n int) (int, Purpose)
 	// observe updates the state after tr recorded an outcome at k.
@@ -32,7 +34,7 @@ type policy interface {
 	describe(st *Status)
 }
 
-func newPolicy(tr *track) policy {
+func newStrategyState(tr *track) strategyState {
 	switch tr.cfg.strategy {
 	case Heuristic:
 		return newSequential(tr, 0, tr.T()-1, tr.cfg.deltaMax)

@@ -1,0 +1,85 @@
+// Package provision turns a task into a sandbox: the sandbox.Spec it runs
+// in and the staging of its files (the initial files before step 0, the
+// verifier's files before verification). It is the one place where the
+// task format meets the sandbox package.
+package provision
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/task"
+)
+
+// Spec returns the sandbox tk runs in, with every default made explicit
+// (workdir /workspace, shell session, network none, and the sandbox
+// package's limits; see sandbox.Spec.WithDefaults) and the label rbx.task
+// set to the task id. For a task with Build, Image is empty: the caller
+// sets it to the tag of the image it built.
+func Spec(tk *task.Task) sandbox.Spec {
+	spec := sandbox.Spec{
+		Image:   tk.Image,
+		Workdir: tk.Workdir,
+		Env:     maps.Clone(tk.Env),
+		Limits: sandbox.Limits{
+			CPUs:        tk.Limits.CPUs,
+			MemoryBytes: int64(tk.Limits.Memory),
+			Pids:        tk.Limits.Pids,
+		},
+		Network:     tk.Network,
+		Labels:      map[string]string{sandbox.LabelTask: tk.ID},
+		Mode:        sandbox.Mode(tk.Shell),
+		StepTimeout: tk.Limits.StepTimeout.D(),
+		OutputCap:   int(min(tk.Limits.Output, 1<<40)),
+	}
+	return spec.WithDefaults()
+}
+
+// Writer is what staging needs of a sandbox. A sandbox that also
+// implements sandbox.FilesWriter receives the files in one batch.
+type Writer interface {
+	WriteFile(ctx context.Context, path string, data []byte, mode fs.FileMode) error
+}
+
+// Prepare stages the task's initial files (files) into a fresh sandbox,
+// before step 0.
+func Prepare(ctx context.Context, sb Writer, tk *task.Task) error {
+	return Files(ctx, sb, tk, tk.Files)
+}
+
+// Files stages a files map of tk (source relative to the task dir →
+// destination in the sandbox) into sb, keeping file modes.
+func Files(ctx context.Context, sb Writer, tk *task.Task, files map[string]string) error {
+	list, err := tk.Expand(files)
+	if err != nil {
+		return err
+	}
+	batch := make([]sandbox.File, 0, len(list))
+	for _, f := range list {
+		data, err := os.ReadFile(f.Src)
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", f.Src, err)
+		}
+		mode := f.Mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		batch = append(batch, sandbox.File{Path: f.Dest, Data: data, Mode: mode})
+	}
+	if fw, ok := sb.(sandbox.FilesWriter); ok {
+		if err := fw.WriteFiles(ctx, batch); err != nil {
+			return fmt.Errorf("copy %d files of task %q: %w", len(batch), tk.ID, err)
+		}
+		return nil
+	}
+	for i, f := range batch {
+		if err := sb.WriteFile(ctx, f.Path, f.Data, f.Mode); err != nil {
+			return fmt.Errorf("copy %s to %s: %w", list[i].Src, f.Path, err)
+		}
+	}
+	return nil
+}
