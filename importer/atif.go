@@ -105,7 +105,7 @@ func (b *builder) finishATIFStep(s *trajectory.Step, st ATIFStep, x *atifRBXStep
 		return
 	}
 	if x.HasOutput || x.ExitCode != nil || x.Status != 0 {
-		s.Observation = &trajectory.Observation{ExitCode: x.ExitCode, Status: x.Status}
+		s.Observation = &trajectory.Observation{ExitCode: x.ExitCode, Status: x.Status, OutputSHA256: x.OutputSHA256, Pinned: x.Pinned}
 		if x.HasOutput {
 			s.Observation.Output = out
 		}

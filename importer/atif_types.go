@@ -89,4 +89,7 @@ type atifRBXStep struct {
 	Messages   []json.RawMessage `json:"messages,omitempty"`
 	// HasOutput marks a step that had an observation, even an empty one.
 	HasOutput bool `json:"has_output,omitempty"`
+	// OutputSHA256 and Pinned carry a pinned observation (rbx prefilter).
+	OutputSHA256 string `json:"output_sha256,omitempty"`
+	Pinned       bool   `json:"pinned,omitempty"`
 }

@@ -63,6 +63,7 @@ func atifStep(i int, s trajectory.Step) (ATIFStep, error) {
 	st.ToolCalls = []ATIFToolCall{{ToolCallID: id, FunctionName: string(s.Action), Arguments: args}}
 	if o := s.Observation; o != nil {
 		x.ExitCode, x.Status, x.HasOutput = o.ExitCode, o.Status, true
+		x.OutputSHA256, x.Pinned = o.OutputSHA256, o.Pinned
 		if o.Output != "" {
 			st.Observation = &ATIFObservation{Results: []ATIFResult{{SourceCallID: id, Content: o.Output}}}
 		}

@@ -159,3 +159,12 @@ func FuzzPyLiteral(f *testing.F) {
 	f.Add(`{'a': [1, 2.5, 'x\n'], "b": (None, True)}`)
 	f.Fuzz(func(t *testing.T, s string) { _, _ = parsePyLiteral(s) })
 }
+
+func TestRoundTripPinned(t *testing.T) {
+	zero := 0
+	tr := &trajectory.Trajectory{ID: "p", Task: "task.yaml", Steps: []trajectory.Step{
+		{Action: trajectory.KindShell, Command: "wc -l < f", Compare: "normalized_hex", Observation: &trajectory.Observation{
+			Output: "2\n", ExitCode: &zero, Pinned: true, OutputSHA256: "d4735e3a265e16eee03f59718b9b5d03019c07d8b6c51f90da3a666eec13ab35"}}}}
+	require.NoError(t, tr.Validate())
+	assertRoundTrips(t, tr)
+}

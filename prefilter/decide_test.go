@@ -53,9 +53,9 @@ func TestStepStats(t *testing.T) {
 	traj := &trajectory.Trajectory{ID: "t", Steps: []trajectory.Step{{Action: "shell"}, {Action: "shell", Volatile: true}, {Action: "shell"}}}
 	it := &Item{Traj: traj}
 	runs := []Repeat{
-		{steps: []stepRun{{time.Millisecond, "a\n"}, {3 * time.Millisecond, "x"}, {time.Millisecond, "took 0.5s"}}},
-		{steps: []stepRun{{3 * time.Millisecond, "a"}, {time.Millisecond, "y"}, {time.Millisecond, "took 0.7s"}}},
-		{steps: []stepRun{{2 * time.Millisecond, "a"}, {2 * time.Millisecond, "x"}}},
+		{steps: []stepRun{{dur: time.Millisecond, output: "a\n"}, {dur: 3 * time.Millisecond, output: "x"}, {dur: time.Millisecond, output: "took 0.5s"}}},
+		{steps: []stepRun{{dur: 3 * time.Millisecond, output: "a"}, {dur: time.Millisecond, output: "y"}, {dur: time.Millisecond, output: "took 0.7s"}}},
+		{steps: []stepRun{{dur: 2 * time.Millisecond, output: "a"}, {dur: 2 * time.Millisecond, output: "x"}}},
 	}
 	stats, nondet := stepStats(it, runs)
 	assert.Equal(t, []StepStat{

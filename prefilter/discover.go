@@ -1,7 +1,6 @@
 package prefilter
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,52 +10,78 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rbx-sandbox/rbx/importer"
 	"github.com/rbx-sandbox/rbx/task"
 )
 
-// Discover finds the trajectories under paths: a directory is walked
-// recursively for task files (*.yaml, *.yml, and *.json objects without
-// "steps") and trajectory files (*.json with "steps", *.jsonl); a file is
-// read as a trajectory file. Hidden entries and the files tasks copy into
-// their sandboxes are skipped. Documents that fail to load are returned as
-// items with Err set (one per bad JSONL line, the good lines still judged);
-// Discover itself fails only when a path cannot be read.
+// Discover finds the native trajectories under paths; see Find, which also
+// reports what else it found and takes trajectories in other formats.
 func Discover(paths ...string) ([]*Item, error) {
-	var trajFiles, taskFiles []string
+	f, err := Find(paths)
+	if err != nil {
+		return nil, err
+	}
+	return f.Items, nil
+}
+
+// Find finds the trajectories under paths: a directory is walked
+// recursively for task files (*.yaml, *.yml, and *.json objects without
+// "steps"), native trajectory files (*.json with "steps", *.jsonl) and
+// trajectories in the formats the importer knows (*.json, *.traj: OpenAI
+// messages, ATIF, SWE-agent, mini-swe-agent, OpenHands); a file is read as
+// a trajectory file. A foreign trajectory becomes an item when its task is
+// known (WithTask, WithTasksDir, or a task file beside it), else it is
+// listed in Found.Foreign with what it holds. Hidden entries and the files
+// tasks copy into their sandboxes are skipped. Documents that fail to load
+// are returned as items with Err set (one per bad JSONL line, the good
+// lines still judged); Find itself fails only when a path cannot be read or
+// an option is wrong.
+func Find(paths []string, opts ...FindOption) (*Found, error) {
+	cfg, err := newFindConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	var w walked
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("discover: %w", err)
 		}
 		if !info.IsDir() {
-			trajFiles = append(trajFiles, filepath.Clean(p))
+			w.file(filepath.Clean(p), true)
 			continue
 		}
-		tr, tk, err := walk(p)
-		if err != nil {
+		if err := w.walk(p); err != nil {
 			return nil, err
 		}
-		trajFiles, taskFiles = append(trajFiles, tr...), append(taskFiles, tk...)
 	}
-	trajFiles = skipTaskInputs(trajFiles, taskFiles)
-	slices.Sort(trajFiles)
-	trajFiles = slices.Compact(trajFiles)
+	w.trajs = skipTaskInputs(w.trajs, w.tasks)
+	w.foreign = skipTaskInputs(w.foreign, w.tasks)
+	slices.Sort(w.trajs)
+	w.trajs = slices.Compact(w.trajs)
 	l := newLoader()
-	var items []*Item
-	for _, f := range trajFiles {
-		items = append(items, l.file(f)...)
+	found := &Found{Tasks: w.tasks, Other: w.other}
+	for _, f := range w.trajs {
+		found.Items = append(found.Items, l.file(f)...)
 	}
+	items, foreign := cfg.foreign(l, w.foreign)
+	found.Items, found.Foreign = append(found.Items, items...), foreign
 	// A malformed task file that a trajectory names is reported through
 	// that trajectory, not a second time as a document of its own.
-	items = slices.DeleteFunc(items, func(it *Item) bool {
+	found.Items = slices.DeleteFunc(found.Items, func(it *Item) bool {
 		return it.Err != nil && it.Traj == nil && l.taskPaths[filepath.Clean(it.Key.File)]
 	})
-	return items, nil
+	return found, nil
 }
 
-// walk lists the candidate trajectory files and the task files under dir.
-func walk(dir string) (trajs, tasks []string, err error) {
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+// walked sorts the files found into kinds.
+type walked struct {
+	trajs, tasks, foreign, other []string
+}
+
+// walk sorts the files under dir.
+func (w *walked) walk(dir string) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -69,40 +94,76 @@ func walk(dir string) (trajs, tasks []string, err error) {
 		if d.IsDir() || !d.Type().IsRegular() {
 			return nil
 		}
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml":
-			tasks = append(tasks, p)
-		case ".jsonl":
-			trajs = append(trajs, p)
-		case ".json":
-			if isTrajectoryJSON(p) {
-				trajs = append(trajs, p)
-			} else {
-				tasks = append(tasks, p)
-			}
-		}
+		w.file(p, false)
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("discover %s: %w", dir, err)
+		return fmt.Errorf("discover %s: %w", dir, err)
 	}
-	return trajs, tasks, nil
+	return nil
 }
 
-// isTrajectoryJSON tells a trajectory (an object with "steps") from a task
-// or another JSON file. A file that is not valid JSON counts as a
-// trajectory, so that it is reported rather than silently skipped.
-func isTrajectoryJSON(path string) bool {
+// file sorts one file; named is set for a file given on the command line,
+// which is a trajectory unless it is in a foreign format.
+func (w *walked) file(p string, named bool) {
+	ext := strings.ToLower(filepath.Ext(p))
+	switch {
+	case ext == ".jsonl":
+		w.trajs = append(w.trajs, p)
+	case ext == ".json" || ext == ".traj":
+		switch kindOfJSON(p) {
+		case jsonNative:
+			w.trajs = append(w.trajs, p)
+		case jsonForeign:
+			w.foreign = append(w.foreign, p)
+		case jsonOther:
+			if named {
+				w.trajs = append(w.trajs, p)
+			} else if ext == ".json" {
+				w.tasks = append(w.tasks, p)
+			} else {
+				w.other = append(w.other, p)
+			}
+		}
+	case named:
+		w.trajs = append(w.trajs, p)
+	case ext == ".yaml" || ext == ".yml":
+		w.tasks = append(w.tasks, p)
+	default:
+		w.other = append(w.other, p)
+	}
+}
+
+type jsonKind int
+
+const (
+	jsonOther   jsonKind = iota // a task, or a JSON file of the workspace
+	jsonNative                  // a native trajectory (or not JSON at all: reported, not skipped)
+	jsonForeign                 // a trajectory in a format the importer knows
+)
+
+// kindOfJSON tells a native trajectory (an object with "steps") from a
+// foreign one (importer.Detect) and from a task or another JSON file. A
+// file that is not valid JSON counts as native, so that it is reported
+// rather than silently skipped.
+func kindOfJSON(path string) jsonKind {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return true
+		return jsonNative
+	}
+	if !json.Valid(data) {
+		return jsonNative
+	}
+	if f, err := importer.Detect(data); err == nil && f != importer.FormatNative {
+		return jsonForeign // ATIF has "steps" too
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return !bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) || !json.Valid(data)
+	if json.Unmarshal(data, &obj) == nil {
+		if _, ok := obj["steps"]; ok {
+			return jsonNative
+		}
 	}
-	_, ok := obj["steps"]
-	return ok
+	return jsonOther
 }
 
 // skipTaskInputs drops files that a task copies into its sandbox (its

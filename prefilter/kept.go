@@ -30,7 +30,7 @@ func WriteKept(dir string, items []*Item, rep *Report) ([]string, error) {
 		if rep.Results[i].Status != StatusKept || it.Traj == nil || it.Task == nil {
 			continue
 		}
-		p, err := w.write(it)
+		p, err := w.write(it, rep.Results[i].Pins)
 		if err != nil {
 			return written, err
 		}
@@ -48,7 +48,7 @@ type keptWriter struct {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-func (w *keptWriter) write(it *Item) (string, error) {
+func (w *keptWriter) write(it *Item, pins []Pin) (string, error) {
 	td, err := w.taskDir(it)
 	if err != nil {
 		return "", err
@@ -59,7 +59,7 @@ func (w *keptWriter) write(it *Item) (string, error) {
 		name = filepath.Join(td, fmt.Sprintf("%s-%d.json", base, n))
 	}
 	w.names[name] = true
-	cp := *it.Traj
+	cp := *applyPins(it.Traj, pins)
 	cp.Task = filepath.Base(it.Task.Path)
 	f, err := os.Create(name)
 	if err != nil {

@@ -22,6 +22,14 @@ const (
 	StatusKept Status = "kept"
 	// StatusRejected: see the result's Reason.
 	StatusRejected Status = "rejected"
-	// StatusUndecided: the run was interrupted before every repeat finished.
+	// StatusInterrupted: the run was cancelled (Ctrl-C, SIGTERM, its
+	// context) before every repeat finished; the reason is
+	// reason.Interrupted. Not a rejection: what a
+	// cancelled repeat saw says nothing about the trajectory, and --resume
+	// judges it again.
+	StatusInterrupted Status = "interrupted"
+	// StatusUndecided: the run stopped on an infrastructure failure (the
+	// engine went away) before every repeat finished; --resume judges it
+	// again.
 	StatusUndecided Status = "undecided"
 )

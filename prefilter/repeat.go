@@ -27,7 +27,7 @@ func (r *runner) runRepeat(ctx context.Context, res *reset.Resetter, it *Item) (
 	sb, rep := ep.Sandbox, ep.Report
 	if rep != nil {
 		for _, s := range rep.Steps {
-			out.steps = append(out.steps, stepRun{dur: s.Duration, output: s.Output})
+			out.steps = append(out.steps, stepRun{dur: s.Duration, output: s.Output, exitCode: s.ExitCode, digests: s.Digests})
 			if s.Status == replayer.StatusOK {
 				out.Reached++
 			}
@@ -39,7 +39,7 @@ func (r *runner) runRepeat(ctx context.Context, res *reset.Resetter, it *Item) (
 	defer res.Release(sb)
 	v, err := verifier.Run(ctx, sb, it.Task)
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case ctx.Err() != nil: // whatever the verifier saw, it was cut short
 		out.cancelled = true
 	case err != nil:
 		out.Reason, out.Failure = reason.Infra, &Failure{Message: err.Error()}

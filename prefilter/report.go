@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/reason"
+	"github.com/rbx-sandbox/rbx/replayer"
 )
 
 // ReportVersion is the version of the report format written by WriteReport.
@@ -21,8 +22,8 @@ type Report struct {
 	Duration    time.Duration `json:"duration_ns"`
 	Repeats     int           `json:"repeats"`
 	Concurrency int           `json:"concurrency"`
-	// Interrupted is set when the run was cancelled: undecided results are
-	// judged again by --resume.
+	// Interrupted is set when the run was cancelled: interrupted results
+	// are judged again by --resume.
 	Interrupted bool          `json:"interrupted,omitempty"`
 	Error       string        `json:"error,omitempty"`
 	Summary     Summary       `json:"summary"`
@@ -32,11 +33,13 @@ type Report struct {
 
 // Summary counts verdicts.
 type Summary struct {
-	Total     int                   `json:"total"`
-	Kept      int                   `json:"kept"`
-	Rejected  int                   `json:"rejected"`
-	Undecided int                   `json:"undecided"`
-	ByReason  map[reason.Reason]int `json:"by_reason"`
+	Total     int `json:"total"`
+	Kept      int `json:"kept"`
+	Rejected  int `json:"rejected"`
+	Undecided int `json:"undecided"`
+	// Interrupted counts the trajectories a cancellation left unjudged.
+	Interrupted int                   `json:"interrupted"`
+	ByReason    map[reason.Reason]int `json:"by_reason"`
 	// Resumed counts results taken from an earlier report.
 	Resumed int `json:"resumed,omitempty"`
 }
@@ -74,6 +77,9 @@ type Result struct {
 	// Nondeterministic those whose normalised output differed across repeats.
 	Volatile         []int `json:"volatile_steps,omitempty"`
 	Nondeterministic []int `json:"nondeterministic_steps,omitempty"`
+	// Pins are the observations of a kept trajectory's verified runs,
+	// written into its steps by WriteKept (also for a resumed verdict).
+	Pins []Pin `json:"pins,omitempty"`
 	// Duration is the median wall time of one repeat (reset, replay, verify).
 	Duration time.Duration `json:"median_repeat_ns"`
 	// Resumed is set when the verdict was taken from an earlier report.
@@ -95,8 +101,10 @@ type Repeat struct {
 
 // stepRun is what one repeat observed of one step.
 type stepRun struct {
-	dur    time.Duration
-	output string
+	dur      time.Duration
+	output   string
+	exitCode int
+	digests  *replayer.Digests
 }
 
 // Failure locates a failed repeat: the step (absent for verifier and
@@ -140,6 +148,8 @@ func (rep *Report) summarise() {
 		case StatusRejected:
 			s.Rejected++
 			s.ByReason[r.Reason]++
+		case StatusInterrupted:
+			s.Interrupted++
 		default:
 			s.Undecided++
 		}

@@ -42,8 +42,9 @@ type runner struct {
 // verified in fresh sandboxes created on rt, Repeats times, with at most
 // Concurrency repeats at once. It returns the report, complete or partial:
 // when ctx is cancelled, in-flight repeats stop, every sandbox is removed
-// and the unfinished trajectories are undecided (the error is ctx's); when
-// the engine becomes unavailable the run stops the same way with ErrEngine.
+// and the unfinished trajectories are interrupted (the error is ctx's); when
+// the engine becomes unavailable the run stops the same way with ErrEngine
+// and they are undecided.
 func Run(ctx context.Context, rt pool.Creator, rp *replayer.Replayer, items []*Item, opts ...Option) (*Report, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -60,8 +61,11 @@ func Run(ctx context.Context, rt pool.Creator, rp *replayer.Replayer, items []*I
 	}
 	r.closeTasks(ctx)
 	for i := range r.items {
-		if r.results[i].Status == "" { // cancelled before it was decided
+		if r.results[i].Status == "" { // stopped before it was decided
 			r.results[i] = undecided(r.items[i], r.outcomes[i])
+			if ctx.Err() != nil {
+				r.results[i].Status, r.results[i].Reason = StatusInterrupted, reason.Interrupted
+			}
 		}
 	}
 	rep.Results, rep.Pools = r.results, r.poolSummaries()
@@ -165,7 +169,7 @@ func (r *runner) repeat(ctx context.Context, i, k int) error {
 	r.finished[i]++
 	complete := r.finished[i] == r.cfg.repeats && !anyCancelled(r.outcomes[i])
 	if complete {
-		r.results[i] = decide(r.items[i], r.outcomes[i])
+		r.results[i] = pinned(decide(r.items[i], r.outcomes[i]), r.items[i], r.outcomes[i], r.rp.ComparisonFor)
 	}
 	r.done++
 	p := Progress{Done: r.done, Total: r.total}

@@ -2,6 +2,7 @@ package prefilter_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
 // localRun runs prefilter on dir with the local runtime (no engine needed).
@@ -83,7 +85,25 @@ func TestRunKeptSetIsValidInput(t *testing.T) {
 	_, again, err := localRun(t, context.Background(), out)
 	require.NoError(t, err)
 	assert.Equal(t, []prefilter.Status{prefilter.StatusKept}, statuses(again))
-	assert.Equal(t, rep.Results[1].Key.Hash, again.Results[0].Key.Hash, "same content, same hash")
+	kept, err := trajectory.Load(written[0])
+	require.NoError(t, err)
+	o := kept[0].Steps[0].Observation
+	require.NotNil(t, o)
+	assert.True(t, o.Pinned, "the kept trajectory carries its verified runs' observations")
+	assert.Equal(t, replayer.Digest(replayer.CompareNormalized, ""), o.OutputSHA256)
+
+	// Pins are stable: the kept set of the kept set is the same file.
+	out2 := t.TempDir()
+	again2Items, again2, err := localRun(t, context.Background(), out)
+	require.NoError(t, err)
+	written2, err := prefilter.WriteKept(out2, again2Items, again2)
+	require.NoError(t, err)
+	require.Len(t, written2, 1)
+	a, err := os.ReadFile(written[0])
+	require.NoError(t, err)
+	b, err := os.ReadFile(written2[0])
+	require.NoError(t, err)
+	assert.Equal(t, string(a), string(b))
 }
 
 func TestRunCancelled(t *testing.T) {
@@ -98,7 +118,11 @@ func TestRunCancelled(t *testing.T) {
 	assert.Less(t, time.Since(start), 10*time.Second, "in-flight repeats are cancelled")
 	require.NotNil(t, rep, "a partial report is returned")
 	assert.True(t, rep.Interrupted)
-	assert.Equal(t, []prefilter.Status{prefilter.StatusUndecided}, statuses(rep))
+	assert.Equal(t, []prefilter.Status{prefilter.StatusInterrupted}, statuses(rep))
+	assert.Equal(t, 1, rep.Summary.Interrupted)
+	assert.Zero(t, rep.Summary.Rejected, "a cancelled repeat is not a rejection")
+	assert.Equal(t, reason.Interrupted, rep.Results[0].Reason)
+	assert.False(t, rep.Results[0].Decided(), "--resume judges it again")
 }
 
 func statuses(rep *prefilter.Report) []prefilter.Status {

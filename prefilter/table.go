@@ -29,8 +29,8 @@ func WriteTable(w io.Writer, rep *Report) error {
 		return err
 	}
 	s := rep.Summary
-	fmt.Fprintf(w, "\nkept %d, rejected %d, undecided %d of %d trajectories (%d×, concurrency %d) in %s\n",
-		s.Kept, s.Rejected, s.Undecided, s.Total, rep.Repeats, rep.Concurrency, rep.Duration.Round(10*time.Millisecond))
+	fmt.Fprintf(w, "\nkept %d, rejected %d, interrupted %d, undecided %d of %d trajectories (%d×, concurrency %d) in %s\n",
+		s.Kept, s.Rejected, s.Interrupted, s.Undecided, s.Total, rep.Repeats, rep.Concurrency, rep.Duration.Round(10*time.Millisecond))
 	if s.Rejected > 0 {
 		var parts []string
 		for _, reason := range Reasons {
@@ -44,7 +44,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 		fmt.Fprintf(w, "%d verdict(s) taken from the previous report (--resume)\n", s.Resumed)
 	}
 	if rep.Interrupted {
-		fmt.Fprintln(w, "interrupted: undecided trajectories are judged by a run with --resume")
+		fmt.Fprintln(w, "interrupted: the trajectories it left unjudged are judged by a run with --resume")
 	}
 	return nil
 }

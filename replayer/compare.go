@@ -1,6 +1,8 @@
 package replayer
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,7 +12,7 @@ import (
 )
 
 // Comparison is how recorded and live outputs are compared. Exit codes are
-// always compared when recorded.
+// always compared when recorded or pinned.
 type Comparison string
 
 // Comparisons.
@@ -18,15 +20,21 @@ const (
 	// CompareExact requires byte-identical output.
 	CompareExact Comparison = "exact"
 	// CompareNormalized compares after Normalize: line endings, ANSI colour,
-	// trailing blanks, timestamps, durations and hex ids do not count.
+	// trailing blanks, timestamps and durations do not count. Hex strings
+	// do: a wrong checksum or commit id is a divergence.
 	CompareNormalized Comparison = "normalized"
+	// CompareNormalizedHex compares after NormalizeHex: as CompareNormalized,
+	// and every 12–64-character hex string is masked. Pinning sets it on the
+	// steps whose hex values varied between verified runs; as a default it
+	// is an explicit opt-in for recorded outputs that hold container ids.
+	CompareNormalizedHex Comparison = "normalized_hex"
 	// CompareIgnore compares no output.
 	CompareIgnore Comparison = "ignore"
 )
 
 // Valid reports whether p is a known comparison.
 func (p Comparison) Valid() bool {
-	return p == CompareExact || p == CompareNormalized || p == CompareIgnore
+	return p == CompareExact || p == CompareNormalized || p == CompareNormalizedHex || p == CompareIgnore
 }
 
 // Equal compares recorded and live output under p.
@@ -36,8 +44,34 @@ func Equal(p Comparison, recorded, live string) bool {
 		return true
 	case CompareExact:
 		return recorded == live
+	case CompareNormalizedHex:
+		return NormalizeHex(recorded) == NormalizeHex(live)
 	}
 	return Normalize(recorded) == Normalize(live)
+}
+
+// Canonical is out as p compares it: out itself for exact, its normalised
+// form otherwise ("" for ignore).
+func Canonical(p Comparison, out string) string {
+	switch p {
+	case CompareIgnore:
+		return ""
+	case CompareExact:
+		return out
+	case CompareNormalizedHex:
+		return NormalizeHex(out)
+	}
+	return Normalize(out)
+}
+
+// Digest is the lowercase hex SHA-256 of out as p compares it: what a
+// pinned observation's output_sha256 holds. It is "" for CompareIgnore.
+func Digest(p Comparison, out string) string {
+	if p == CompareIgnore {
+		return ""
+	}
+	h := sha256.Sum256([]byte(Canonical(p, out)))
+	return hex.EncodeToString(h[:])
 }
 
 var (
@@ -50,21 +84,25 @@ var (
 
 // Normalize rewrites output so that incidental differences vanish: CRLF,
 // ANSI escapes, trailing whitespace and blank lines at the end, ISO
-// timestamps, wall-clock times, durations ("0.003s") and long hex ids
-// (container ids, hashes) become placeholders.
+// timestamps, wall-clock times and durations ("0.003s") become
+// placeholders. Hex strings are kept: they are usually checksums and commit
+// ids whose value matters (NormalizeHex masks them).
 func Normalize(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = ansiRE.ReplaceAllString(s, "")
 	s = timestampRE.ReplaceAllString(s, "<time>")
 	s = clockRE.ReplaceAllString(s, "<time>")
 	s = durationRE.ReplaceAllString(s, "<duration>")
-	s = hexRE.ReplaceAllString(s, "<hex>")
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " \t\r")
 	}
 	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
 }
+
+// NormalizeHex is Normalize with every 12–64-character lowercase hex string
+// (container ids, hashes, commit ids) replaced by "<hex>".
+func NormalizeHex(s string) string { return hexRE.ReplaceAllString(Normalize(s), "<hex>") }
 
 // Summary is a one-line description of a step for reports.
 func Summary(s trajectory.Step) string {

@@ -42,7 +42,7 @@ type Option func(*Replayer) error
 func WithCompare(p Comparison) Option {
 	return func(r *Replayer) error {
 		if !p.Valid() {
-			return fmt.Errorf("compare %q: expected exact, normalized or ignore", p)
+			return fmt.Errorf("compare %q: expected exact, normalized, normalized_hex or ignore", p)
 		}
 		r.compare = p
 		return nil

@@ -48,7 +48,10 @@ type StepResult struct {
 	// OutputBytes is the full size of the live output.
 	OutputBytes int64 `json:"output_bytes"`
 	// Output is the live output, cut to an excerpt.
-	Output   string        `json:"output,omitempty"`
+	Output string `json:"output,omitempty"`
+	// Digests are the full live output's digests (shell, read_file and
+	// http steps), for pinning.
+	Digests  *Digests      `json:"output_sha256,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	// SessionRestarted reports that the session shell was lost at this step.
 	SessionRestarted bool `json:"session_restarted,omitempty"`

@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -73,6 +74,12 @@ func (run *Run) To(ctx context.Context, k int) (*Report, error) {
 			return rep, fmt.Errorf("replay %s to %d: %w", run.traj.ID, k, err)
 		}
 		res, serr := run.step(ctx, run.next)
+		if err := ctx.Err(); errors.Is(err, context.Canceled) {
+			// Cancelled mid-step: what the step saw (often a "timeout") says
+			// nothing about the trajectory, so it is neither a result nor a
+			// divergence.
+			return rep, fmt.Errorf("replay %s step %d: %w", run.traj.ID, run.next, err)
+		}
 		rep.Steps = append(rep.Steps, res)
 		if run.r.onStep != nil {
 			run.r.onStep(res)
@@ -123,8 +130,10 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 				return fail(reason.ExitCode, fmt.Sprint(want), fmt.Sprint(out.exitCode), nil)
 			}
 		}
-		if out.hasOutput && !Equal(run.comparison(s), s.Observation.Output, out.output) {
-			return fail(reason.Output, quoteExcerpt(s.Observation.Output), quoteExcerpt(out.output), nil)
+		if out.hasOutput {
+			if ok, want := matches(run.ComparisonFor(s), s.Observation, out.output); !ok {
+				return fail(reason.Output, want, quoteExcerpt(out.output), nil)
+			}
 		}
 	} else if s.Action == trajectory.KindHTTP && out.exitCode >= 400 {
 		return fail(reason.ExitCode, "a 2xx or 3xx status", fmt.Sprint(out.exitCode), nil)
@@ -145,18 +154,25 @@ func (run *Run) run(ctx context.Context, i int, s trajectory.Step) (StepResult, 
 	res.ExitCode, res.TimedOut, res.Truncated = out.exitCode, out.timedOut, out.truncated
 	res.OutputBytes, res.SessionRestarted = out.bytes, out.restarted
 	res.Output = excerpt(out.output, run.r.excerpt)
+	if out.hasOutput {
+		res.Digests = digestsOf(out.output)
+	}
 	return res, out, err
 }
 
-// comparison is the one for step s: volatile steps never compare output.
-func (run *Run) comparison(s trajectory.Step) Comparison {
+// ComparisonFor is the comparison for step s under this run's replayer.
+func (run *Run) ComparisonFor(s trajectory.Step) Comparison { return run.r.ComparisonFor(s) }
+
+// ComparisonFor is the comparison for step s: volatile steps never compare
+// output; a step's own "compare" wins over the replayer's default.
+func (r *Replayer) ComparisonFor(s trajectory.Step) Comparison {
 	if s.Volatile {
 		return CompareIgnore
 	}
 	if s.Compare != "" {
 		return Comparison(s.Compare)
 	}
-	return run.r.compare
+	return r.compare
 }
 
 // expectedCode is the recorded exit code, or the HTTP status of an http step.

@@ -56,6 +56,12 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	}
 	ep.used = now()
 	res, err := verifier.Run(r.Context(), ep.sb, ep.entry.Task)
+	if err == nil && r.Context().Err() != nil {
+		// The client went away mid-verify: what the verifier saw (often a
+		// "timeout") is not the episode's outcome, and never reaches the
+		// curriculum.
+		err = r.Context().Err()
+	}
 	if err != nil {
 		return nil, s.stepFailed(r.Context(), ep, err)
 	}

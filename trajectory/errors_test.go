@@ -66,7 +66,7 @@ func TestParseErrors(t *testing.T) {
 		{"capture name", doc(`{"action": "http", "method": "GET", "url": "http://h/", "capture": {"1st": "a"}}`), "3:69: steps[0].capture[\"1st\"]", "expected a variable name"},
 		{"capture path", doc(`{"action": "http", "method": "GET", "url": "http://h/", "capture": {"otp": "data..code"}}`), "3:76: steps[0].capture.otp", "expected a dotted path"},
 		{"header name", doc(`{"action": "http", "method": "GET", "url": "http://h/", "headers": {"Bad Header": "1"}}`), "3:69: steps[0].headers[\"Bad Header\"]", "expected an HTTP header name"},
-		{"compare", doc(`{"action": "shell", "command": "ls", "compare": "fuzzy"}`), "3:49: steps[0].compare", `"fuzzy": expected one of exact, normalized, ignore`},
+		{"compare", doc(`{"action": "shell", "command": "ls", "compare": "fuzzy"}`), "3:49: steps[0].compare", `"fuzzy": expected one of exact, normalized, normalized_hex, ignore`},
 		{"tokens", doc(`{"action": "shell", "command": "ls", "tokens": -5}`), "3:48: steps[0].tokens", "expected a non-negative count"},
 		{"tokens fraction", doc(`{"action": "shell", "command": "ls", "tokens": 1.5}`), "3:48: steps[0].tokens", "expected a whole number"},
 		{"exit code type", doc(`{"action": "shell", "command": "ls", "observation": {"exit_code": "0"}}`), "3:67: steps[0].observation.exit_code", "expected a number, got a string"},

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -12,7 +13,8 @@ import (
 
 var (
 	httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}
-	compares    = []string{"exact", "normalized", "ignore"}
+	compares    = []string{"exact", "normalized", "normalized_hex", "ignore"}
+	sha256Hex   = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
 // stepValidator checks one step; present holds the members it has.
@@ -70,6 +72,9 @@ func (v *stepValidator) validate(defined map[string]bool) {
 	}
 	if o := s.Observation; o != nil && o.Status != 0 && (o.Status < 100 || o.Status > 599) {
 		v.errorf("observation.status", "%d: expected an HTTP status between 100 and 599", o.Status)
+	}
+	if o := s.Observation; o != nil && o.OutputSHA256 != "" && !sha256Hex.MatchString(o.OutputSHA256) {
+		v.errorf("observation.output_sha256", "%q: expected 64 lowercase hex digits (a SHA-256)", o.OutputSHA256)
 	}
 	for i, m := range s.Messages {
 		checkMessage(v.r, source.Index(v.field("messages"), i), m)

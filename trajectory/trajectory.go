@@ -85,7 +85,8 @@ type Step struct {
 	// Checkpoint false forbids resetting right after this step.
 	Checkpoint *bool `json:"checkpoint,omitempty"`
 	// Compare overrides the replay's output comparison for this step:
-	// "exact", "normalized" or "ignore".
+	// "exact", "normalized", "normalized_hex" (normalized, and hex strings
+	// masked: set by pinning where they varied between runs) or "ignore".
 	Compare string `json:"compare,omitempty"`
 	// Tokens counts the policy tokens of this turn.
 	Tokens int `json:"tokens,omitempty"`
@@ -101,13 +102,21 @@ type Range struct {
 }
 
 // Observation is what an action produced: recorded in a trajectory
-// (output, exit code, HTTP status), or observed live when serve or probe
-// carries out an agent's action (all fields).
+// (output, exit code, HTTP status), pinned by `rbx prefilter` from a kept
+// trajectory's verified runs (exit code, output digest), or observed live
+// when serve or probe carries out an agent's action (all fields).
 type Observation struct {
 	Output   string `json:"output,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	// Status is the HTTP status of an http step.
 	Status int `json:"status,omitempty"`
+	// OutputSHA256 is the lowercase hex SHA-256 of the output as the
+	// step's comparison sees it (normalised unless "compare" is "exact").
+	// When set, replay compares it rather than Output.
+	OutputSHA256 string `json:"output_sha256,omitempty"`
+	// Pinned marks an observation measured by prefilter on the verified
+	// runs, not recorded by the source.
+	Pinned bool `json:"pinned,omitempty"`
 
 	// Truncated: Output is an excerpt of OutputBytes bytes (live only).
 	Truncated   bool  `json:"truncated,omitempty"`
@@ -120,10 +129,10 @@ type Observation struct {
 	DurationMS float64 `json:"duration_ms,omitempty"`
 }
 
-// Recorded returns the part of o a trajectory records: output, exit code
-// and HTTP status.
+// Recorded returns the part of o a trajectory records: output, exit code,
+// HTTP status and pinned digest.
 func (o Observation) Recorded() *Observation {
-	return &Observation{Output: o.Output, ExitCode: o.ExitCode, Status: o.Status}
+	return &Observation{Output: o.Output, ExitCode: o.ExitCode, Status: o.Status, OutputSHA256: o.OutputSHA256, Pinned: o.Pinned}
 }
 
 // IsCheckpoint reports whether resetting right after step i is allowed.

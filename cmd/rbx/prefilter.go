@@ -31,6 +31,8 @@ type prefilterOptions struct {
 	resume      bool
 	compare     string
 	services    []string
+	task        string
+	tasks       string
 	rt          runtimeFlags
 }
 
@@ -46,12 +48,20 @@ trajectory only if every repeat passes. Rejections name a reason: parse_error,
 image_missing, exit_code, output, action_failed, verify_failed, timeout, flaky,
 session_lost or infra (docs/reasons.md).
 
+Trajectories in the formats rbx import knows (OpenAI messages, ATIF, SWE-agent .traj,
+mini-swe-agent, OpenHands) are prefiltered directly when their task is known: --task
+for all of them, --tasks DIR to match them by id (trajectory id, file name or folder
+name), or a task.yaml beside them; the others are listed with what they hold.
+
 The kept set is written with --out as native files (each task copied with its files, so
-the directory is itself a valid prefilter input); --report writes the JSON report, also
-when interrupted, and --resume skips the trajectories a previous report decided.
+the directory is itself a valid prefilter input). Each kept trajectory carries the
+observations of its verified runs, pinned: exit codes and output digests, so later
+replays check every step even when the source recorded none (see docs/prefilter.md).
+--report writes the JSON report, also when interrupted, and --resume skips the
+trajectories a previous report decided (interrupted ones are judged again).
 Progress goes to stderr: a bar on a terminal, one line per verdict otherwise.
-Exit status is 0 whatever was rejected; non-zero only for bad usage (2), an unavailable
-engine (5) or an interruption (130).`,
+Exit status is 0 whatever was rejected; non-zero only for bad usage or nothing to
+judge (2), an unavailable engine (5) or an interruption (130).`,
 		Example: `  rbx prefilter runs/ --repeats 3 --concurrency 4 --out kept/ --report prefilter.json
   rbx prefilter runs/ --report prefilter.json --resume
   rbx prefilter examples/ --service otp=http://127.0.0.1:8181 --output json | jq .summary`,
@@ -73,7 +83,9 @@ engine (5) or an interruption (130).`,
 	f.StringVar(&o.report, "report", "", "write the JSON report to this file")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json (the report)")
 	f.BoolVar(&o.resume, "resume", false, "skip trajectories already decided in the --report file")
-	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "output comparison: exact, normalized or ignore")
+	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
+	f.StringVar(&o.task, "task", "", "the task of every trajectory in a foreign format (OpenAI, SWE-agent, OpenHands...)")
+	f.StringVar(&o.tasks, "tasks", "", "match foreign-format trajectories to the tasks under this directory by id")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	o.rt.register(cmd)
 	return cmd
@@ -105,11 +117,10 @@ func runPrefilter(ctx context.Context, s Streams, log *slog.Logger, o *prefilter
 	if err != nil {
 		return fmt.Errorf("%w: --compare: %w", errUsage, err)
 	}
-	items, err := prefilter.Discover(o.paths...)
+	items, err := discover(s.ErrOut, o)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return err
 	}
-	items = withoutDir(items, o.out)
 	opts := []prefilter.Option{prefilter.WithRepeats(o.repeats), prefilter.WithConcurrency(o.concurrency), prefilter.WithLogger(log)}
 	if o.resume {
 		prev, err := prefilter.ReadReport(o.report)
@@ -137,6 +148,34 @@ func runPrefilter(ctx context.Context, s Streams, log *slog.Logger, o *prefilter
 		return runErr
 	}
 	return errors.Join(runErr, writePrefilterOutputs(s, o, items, rep))
+}
+
+// discover finds what there is to judge; nothing is a usage error that
+// names what was found, and foreign files without a task are listed.
+func discover(errOut io.Writer, o *prefilterOptions) ([]*prefilter.Item, error) {
+	var opts []prefilter.FindOption
+	if o.task != "" {
+		opts = append(opts, prefilter.WithTask(o.task))
+	}
+	if o.tasks != "" {
+		opts = append(opts, prefilter.WithTasksDir(o.tasks))
+	}
+	found, err := prefilter.Find(o.paths, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	found.Items = withoutDir(found.Items, o.out)
+	if err := found.Usable(o.paths); err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if un := found.Unmatched(); len(un) > 0 {
+		fmt.Fprintf(errOut, "not judged: %d trajectories in foreign formats with no task known\n", len(un))
+		for _, fr := range un {
+			fmt.Fprintln(errOut, "  "+fr.Describe())
+		}
+		fmt.Fprintln(errOut, prefilter.Hint(o.paths))
+	}
+	return found.Items, nil
 }
 
 // writePrefilterOutputs writes the report file, the kept set and stdout;

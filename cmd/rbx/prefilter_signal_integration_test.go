@@ -23,7 +23,7 @@ import (
 
 // TestIntegrationPrefilterSIGINT: Ctrl-C in the middle of a prefilter run
 // cancels the in-flight replays, writes the partial report (the unfinished
-// trajectory undecided, the finished one decided), removes every container
+// trajectory interrupted, the finished one decided), removes every container
 // and exits 130.
 func TestIntegrationPrefilterSIGINT(t *testing.T) {
 	rt := dockerOrSkip(t)
@@ -79,7 +79,10 @@ func TestIntegrationPrefilterSIGINT(t *testing.T) {
 	require.NoError(t, err, "the partial report is written")
 	assert.True(t, rep.Interrupted)
 	require.Len(t, rep.Results, 2)
-	assert.Equal(t, prefilter.StatusUndecided, rep.Results[0].Status, "b-slow.json")
+	assert.Equal(t, prefilter.StatusInterrupted, rep.Results[0].Status, "b-slow.json")
+	assert.Equal(t, reason.Interrupted, rep.Results[0].Reason, "interrupted is not a rejection")
+	assert.Zero(t, rep.Summary.ByReason[reason.Interrupted], "nor counted as one")
+	assert.Equal(t, 1, rep.Summary.Interrupted)
 	assert.Equal(t, prefilter.StatusRejected, rep.Results[1].Status, "quick/a.json")
 	assert.Equal(t, reason.Output, rep.Results[1].Reason)
 	list, err = rt.List(context.Background(), map[string]string{sandbox.LabelTask: id + "-quick"})

@@ -59,7 +59,7 @@ With --keep the sandbox is left running and rbx prints how to enter it.`,
 	f.BoolVar(&o.keep, "keep", false, "leave the sandbox running and print how to enter it")
 	f.BoolVar(&o.verify, "verify", false, "run the task's verifier after the replay")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
-	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "output comparison: exact, normalized or ignore")
+	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	o.rt.register(cmd)
 	return cmd

@@ -81,7 +81,7 @@ GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
 	f.Float64Var(&o.maxShare, "max-intervention-share", 0.5, "shift filter: flag episodes whose intervened share of steps or tokens is above this")
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
 	f.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
-	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "replay output comparison: exact, normalized or ignore")
+	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "replay output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "on shutdown, how long in-flight requests may take before they are cancelled")
 	f.BoolVar(&o.refresh, "refresh-references", false, "adopt a successful policy episode shorter than the reference's suffix as the task's next reference version, after --refresh-repeats checks in fresh sandboxes (docs/reference-refresh.md)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -69,6 +70,8 @@ func TestIntegrationReplaySIGINTLeavesNothing(t *testing.T) {
 				{"action": "shell", "command": "echo started"},
 				{"action": "shell", "command": "sleep 60", "timeout": "120s"}]}`), 0o644))
 			cmd := exec.Command(bin, "replay", filepath.Join(dir, "t.json"), "--runtime", "docker")
+			var errOut bytes.Buffer
+			cmd.Stderr = &errOut
 			stdout, err := cmd.StdoutPipe()
 			require.NoError(t, err)
 			require.NoError(t, cmd.Start())
@@ -82,10 +85,18 @@ func TestIntegrationReplaySIGINTLeavesNothing(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, list, 1, "the replay's container is running")
 			require.NoError(t, cmd.Process.Signal(sig))
+			rest, _ := io.ReadAll(stdout)
 			err = cmd.Wait()
 			var ee *exec.ExitError
 			require.ErrorAs(t, err, &ee)
 			assert.Equal(t, exitInterrupted, ee.ExitCode())
+			// Cancellation is not failure: the interrupted step is neither a
+			// timeout nor a divergence.
+			said := string(rest) + errOut.String()
+			assert.Contains(t, said, "context canceled")
+			for _, word := range []string{"timeout", "diverged", "failed"} {
+				assert.NotContains(t, said, word)
+			}
 			list, err = rt.List(context.Background(), selector)
 			require.NoError(t, err)
 			assert.Empty(t, list, "no container left behind")
