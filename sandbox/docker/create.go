@@ -27,9 +27,14 @@ const keepAliveLoop = "while :; do sleep 3600; done"
 // that no exec (a process spawned by the runtime, the dearest part of a
 // reset after create and start) is needed. When that shell exits the
 // supervisor reports its status with the exit marker and keeps the
-// container alive, so a new session can be opened with an exec.
+// container alive, so the loss is reported as the step's doing (not as a
+// dead sandbox) and Reopen can start a new session with an exec. The shell
+// runs in its own session and process group (setsid, where the image has
+// it) so that a step killing its process group (`kill -9 0`,
+// `kill -- -$$`) ends the shell but not the supervisor.
 func mainSession(marker string) []string {
-	return []string{"/bin/sh", "-c", "if command -v bash >/dev/null 2>&1; then bash --noprofile --norc; else /bin/sh; fi; " +
+	return []string{"/bin/sh", "-c", "s=; command -v setsid >/dev/null 2>&1 && s=setsid; " +
+		"if command -v bash >/dev/null 2>&1; then $s bash --noprofile --norc; else $s /bin/sh; fi; " +
 		session.ExitScript(marker) + "; exec /bin/sh -c '" + keepAliveLoop + "'"}
 }
 
