@@ -126,6 +126,12 @@ func (s *Sandbox) execSession(ctx context.Context, req sandbox.ExecRequest) (san
 	s.stepMu.Lock()
 	defer s.stepMu.Unlock()
 	if s.lost != nil {
+		if s.lost.Cause == sandbox.SessionEngineLost {
+			// While the engine is still away, that is the news.
+			if gerr := s.checkRunning(context.WithoutCancel(ctx)); gerr != nil {
+				return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, gerr)
+			}
+		}
 		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.lost)
 	}
 	cur := s.currentSession()

@@ -24,7 +24,7 @@ var lostCases = []struct {
 	{"set -e then false", []string{"set -e"}, "false", 1, ""},
 	{"exit 3", nil, "echo bye; exit 3", 3, "bye\n"},
 	{"kill -9 0", nil, "kill -9 0", 128 + 9, ""},
-	{"kill process group", nil, "kill -9 -- -$$", 128 + 9, ""},
+	{"kill process group", nil, "kill -9 -$$", 128 + 9, ""},
 }
 
 // testSessionLost: a step that ends the session shell reports SessionLost
@@ -132,6 +132,23 @@ func (s *suite) testCancel(t *testing.T) {
 			}
 			after := runOK(t, sb, `echo "$FOO"`)
 			assert.Equal(t, want, string(after.Output), "the session survives the cancelled step")
+		})
+	}
+}
+
+// testTraceKeepsSession: `set -x` and `set -v` trace the protocol's own
+// lines too; none of them may be taken for the step's end.
+func (s *suite) testTraceKeepsSession(t *testing.T) {
+	for _, opt := range []string{"-x", "-v"} {
+		t.Run(opt, func(t *testing.T) {
+			sb := s.create(t, s.specFor(sandbox.ModeSession))
+			runOK(t, sb, "export FOO=kept; set "+opt)
+			res := runOK(t, sb, "echo traced")
+			assert.Contains(t, string(res.Output), "traced\n")
+			assert.False(t, res.SessionLost)
+			runOK(t, sb, "set +xv")
+			res = runOK(t, sb, `echo "$FOO"`)
+			assert.Equal(t, "kept\n", string(res.Output), "tracing is off again")
 		})
 	}
 }

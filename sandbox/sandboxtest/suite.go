@@ -68,6 +68,7 @@ func Run(t *testing.T, rt sandbox.Runtime, spec sandbox.Spec) {
 		{"LostSessionStaysLost", s.testLostStaysLost},
 		{"EndingShellInExecMode", s.testEndShellExecMode},
 		{"Cancel", s.testCancel},
+		{"TraceKeepsSession", s.testTraceKeepsSession},
 		{"OutputCap", s.testOutputCap},
 		{"LargeOutput", s.testLargeOutput},
 		{"Interleaved", s.testInterleaved},
