@@ -134,6 +134,17 @@ func TestIntegrationSessionLost(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, "ok\n1\n", string(res.Output), "one session shell left")
 			assert.False(t, res.SessionLost)
+
+			// A reopened session (an exec, not the container's own shell)
+			// is lost the same way, and the container lives on.
+			res, err = sb.Exec(ctx, tt.req)
+			require.NoError(t, err)
+			assert.True(t, res.SessionLost, "reopened session")
+			assert.Equal(t, tt.wantCode, res.ExitCode, "reopened session")
+			require.NoError(t, sb.(sandbox.SessionReopener).Reopen(ctx))
+			res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "echo ok"})
+			require.NoError(t, err)
+			assert.Equal(t, "ok\n", string(res.Output))
 		})
 	}
 }
@@ -151,4 +162,28 @@ func TestIntegrationOutputCap(t *testing.T) {
 			assert.True(t, strings.HasPrefix(string(res.Output), "abcdefghi\n"))
 		})
 	}
+}
+
+// TestIntegrationShellKilledBetweenSteps: a session shell killed from
+// outside is not blamed on the next step, which does not run.
+func TestIntegrationShellKilledBetweenSteps(t *testing.T) {
+	rt := newRuntime(t)
+	ctx := context.Background()
+	sb := newSandbox(t, rt, sandbox.Spec{})
+	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: "echo $$"})
+	require.NoError(t, err)
+	pid := strings.TrimSpace(string(res.Output))
+	res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "kill -9 " + pid, Mode: sandbox.ModeExec})
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode, string(res.Output))
+	time.Sleep(200 * time.Millisecond)
+
+	_, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "echo ran > /tmp/ran"})
+	var lost *sandbox.SessionLostError
+	require.ErrorAs(t, err, &lost)
+	assert.Equal(t, sandbox.SessionKilledOutside, lost.Cause)
+	assert.Equal(t, 137, lost.ExitCode)
+	res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "test -e /tmp/ran", Mode: sandbox.ModeExec})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.ExitCode, "the step did not run")
 }

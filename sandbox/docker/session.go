@@ -163,7 +163,8 @@ func (s *Sandbox) execSession(ctx context.Context, req sandbox.ExecRequest) (san
 // loseSession records the end of the session shell old, which Run reported
 // with err. When the container itself is gone the loss is the sandbox's
 // (a *sandbox.GoneError is returned: OOM, an outside kill, removal);
-// otherwise it is the step's, reported in res.SessionLost.
+// otherwise it is the step's, reported in res.SessionLost, or (when the shell
+// was gone before the step ran) a *sandbox.SessionLostError.
 func (s *Sandbox) loseSession(ctx context.Context, old *shellConn, res sandbox.ExecResult, err error) (sandbox.ExecResult, error) {
 	s.swapSession(nil)
 	defer old.close()
@@ -179,6 +180,12 @@ func (s *Sandbox) loseSession(ctx context.Context, old *shellConn, res sandbox.E
 		return res, gerr
 	}
 	lost := &sandbox.SessionLostError{ID: s.id, Cause: sandbox.SessionStepEnded, ExitCode: -1}
+	if errors.Is(err, session.ErrExitedBefore) { // the step never ran
+		lost.Cause, lost.ExitCode = sandbox.SessionKilledOutside, res.ExitCode
+		s.lost = lost
+		s.rt.log.Info("session lost", "sandbox", s.id, "cause", lost.Cause, "exit", lost.ExitCode)
+		return sandbox.ExecResult{}, lost
+	}
 	switch {
 	case errors.Is(err, session.ErrBroken) || res.TimedOut:
 		lost.Cause = sandbox.SessionTimeoutKill

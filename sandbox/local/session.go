@@ -79,6 +79,18 @@ func (s *Sandbox) runSession(ctx context.Context, req sandbox.ExecRequest) (sand
 	if !errors.Is(err, session.ErrBroken) && !errors.Is(err, session.ErrExited) {
 		return res, err // nil, a cancelled ctx, or bad input
 	}
+	if errors.Is(err, session.ErrExitedBefore) { // the step never ran
+		code, _ := sh.exitCode()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.shell == sh {
+			s.loseLocked(sandbox.SessionKilledOutside, code)
+		}
+		if s.lost == nil {
+			return sandbox.ExecResult{}, err
+		}
+		return sandbox.ExecResult{}, s.lost
+	}
 	cause := sandbox.SessionStepEnded
 	if errors.Is(err, session.ErrBroken) || res.TimedOut {
 		cause = sandbox.SessionTimeoutKill

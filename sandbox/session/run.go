@@ -30,6 +30,11 @@ func (s *Shell) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecR
 			return sandbox.ExecResult{}, fmt.Errorf("%w: env name %q: expected letters, digits and _", sandbox.ErrInvalidSpec, k)
 		}
 	}
+	if code, err := s.endedBetween(); err != nil {
+		s.broken = err
+		s.Close()
+		return sandbox.ExecResult{ExitCode: code}, err
+	}
 	start := time.Now()
 	s.step++
 	n := s.step
@@ -45,6 +50,28 @@ func (s *Shell) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecR
 		s.Close() // nobody reads this shell's output again
 	}
 	return res, err
+}
+
+// endedBetween reads what the shell printed since the last step without
+// waiting, and reports ErrExitedBefore when it shows the shell has exited:
+// the supervisor's exit line (with the shell's status), or the end of the
+// stream (status -1).
+func (s *Shell) endedBetween() (int, error) {
+	for {
+		select {
+		case c, ok := <-s.chunks:
+			if !ok {
+				return -1, fmt.Errorf("%w: %v", ErrExitedBefore, s.readErr)
+			}
+			s.pending = append(s.pending, c...)
+			continue
+		default:
+		}
+		if code, _, ok := s.exited(s.pending); ok {
+			return code, fmt.Errorf("%w: status %d", ErrExitedBefore, code)
+		}
+		return 0, nil
+	}
 }
 
 // exited finds the supervisor's exit line in buf: the status and where the

@@ -39,6 +39,11 @@ var ErrBroken = errors.New("session shell unresponsive")
 // ErrExited means the shell exited (for example the step ran `exit`).
 var ErrExited = errors.New("session shell exited")
 
+// ErrExitedBefore means the shell had already exited when a step was to be
+// written (killed from outside since the last step): the step did not run.
+// errors.Is(err, ErrExited) holds for it too.
+var ErrExitedBefore = fmt.Errorf("%w before the step", ErrExited)
+
 // StartCommand is the argv that starts a session shell: bash where the image
 // has it, POSIX sh otherwise.
 var StartCommand = []string{"/bin/sh", "-c", "if command -v bash >/dev/null 2>&1; then exec bash --noprofile --norc; fi; exec /bin/sh"}
