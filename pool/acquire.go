@@ -55,8 +55,8 @@ func (p *Pool) healthy(ctx context.Context, sb sandbox.Sandbox) error {
 	switch {
 	case err != nil:
 		return err
-	case res.ExitCode != 0 || res.TimedOut || res.SessionRestarted:
-		return fmt.Errorf("liveness check: exit %d, timed out %v, session restarted %v", res.ExitCode, res.TimedOut, res.SessionRestarted)
+	case res.ExitCode != 0 || res.TimedOut || res.SessionLost:
+		return fmt.Errorf("liveness check: exit %d, timed out %v, session lost %v", res.ExitCode, res.TimedOut, res.SessionLost)
 	}
 	return nil
 }

@@ -18,6 +18,9 @@ var (
 	ErrUnavailable = errors.New("runtime unavailable")
 	// ErrSandboxGone: the sandbox stopped or was removed underneath us.
 	ErrSandboxGone = errors.New("sandbox gone")
+	// ErrSessionLost: the sandbox's session shell ended and was not
+	// reopened; see SessionLostError.
+	ErrSessionLost = errors.New("session lost")
 	// ErrPathEscape: a file path resolves outside the sandbox (local backend).
 	ErrPathEscape = errors.New("path escapes the sandbox")
 	// ErrUnknownBackend: no backend has the requested name.

@@ -37,8 +37,11 @@ type Sandbox interface {
 	ID() string
 	// Exec runs one command. A command that exits non-zero is not an error:
 	// the exit code is in the result. A step timeout is not an error either:
-	// the result has TimedOut set and carries the partial output. Errors are
-	// reserved for the sandbox or engine failing.
+	// the result has TimedOut set and carries the partial output. A step
+	// that ends the session shell is not an error either: the result has
+	// SessionLost set, and later session steps return a *SessionLostError.
+	// Errors are reserved for the sandbox or engine failing, a lost session,
+	// and a cancelled ctx (an error wrapping ctx.Err(), never TimedOut).
 	Exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	// WriteFile creates parent directories and writes data at path (absolute,
 	// or relative to the workdir). Mode 0 keeps the mode of an existing file
@@ -108,9 +111,18 @@ type ExecResult struct {
 	Truncated bool
 	// OutputBytes counts every byte the command wrote, kept or not.
 	OutputBytes int64
-	// SessionRestarted is set when the session shell could not be recovered
-	// after a timeout (or exited) and a fresh one was started: cwd, exports
-	// and background jobs of earlier steps are lost.
+	// SessionLost is set when the session shell ended during this step: the
+	// step ran `exit`, failed under `set -e`, killed the shell's process
+	// group, or timed out in a way that could only be stopped by killing the
+	// shell. ExitCode is then the shell's own status (128+n for signal n).
+	// The session's cwd, exports, functions and jobs are gone: later session
+	// steps fail with a *SessionLostError until the caller reopens the
+	// session explicitly (SessionReopener). Never set in exec mode.
+	SessionLost bool
+	// SessionRestarted is always false: a lost session is never reopened
+	// quietly any more (see SessionLost).
+	//
+	// Deprecated: use SessionLost; kept until every caller is migrated.
 	SessionRestarted bool
 	// OOMKilled is set when a process of this command was killed by the
 	// kernel OOM killer inside the sandbox's memory limit (the exit code is
@@ -123,6 +135,15 @@ type ExecResult struct {
 
 // ExitCodeTimeout is the exit code reported for a command that timed out.
 const ExitCodeTimeout = 124
+
+// SessionReopener is implemented by sandboxes whose lost session can be
+// replaced. Reopening is never automatic: the caller asks for it, knowing
+// that the new shell starts from the sandbox's workdir and Spec.Env only.
+type SessionReopener interface {
+	// Reopen discards the current session shell (lost or not) and starts a
+	// fresh one; later session steps run in it.
+	Reopen(ctx context.Context) error
+}
 
 // File is one file for FilesWriter.WriteFiles.
 type File struct {

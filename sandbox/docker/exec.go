@@ -46,14 +46,15 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 	timer := time.NewTimer(req.Timeout)
 	defer timer.Stop()
 	var res sandbox.ExecResult
+	var cancelled error
 	select {
 	case <-done:
 	case <-timer.C:
 		res.TimedOut = true
 	case <-ctx.Done():
-		res.TimedOut = true // as the session does: the step stops, partial output kept
+		cancelled = ctx.Err() // the step stops as on a timeout, but it is an error
 	}
-	if res.TimedOut {
+	if res.TimedOut || cancelled != nil {
 		out.freeze()
 		s.killStep(context.WithoutCancel(ctx), marker)
 		select {
@@ -63,6 +64,10 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 		res.ExitCode = sandbox.ExitCodeTimeout
 		res = out.result(res)
 		res.Duration = time.Since(start)
+		if cancelled != nil {
+			res.ExitCode = -1
+			return res, fmt.Errorf("exec in %s: step cancelled: %w", s.id, cancelled)
+		}
 		return res, nil
 	}
 	res = out.result(res)

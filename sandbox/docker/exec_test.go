@@ -23,7 +23,7 @@ func TestIntegrationCreateExecRemove(t *testing.T) {
 			assert.Equal(t, "hello\n/workspace\nerr\n", string(res.Output))
 			assert.Equal(t, 3, res.ExitCode)
 			assert.False(t, res.TimedOut)
-			assert.False(t, res.SessionRestarted)
+			assert.False(t, res.SessionLost)
 
 			require.NoError(t, sb.Remove(ctx))
 			require.NoError(t, sb.Remove(ctx), "Remove is idempotent")
@@ -90,7 +90,7 @@ func TestIntegrationTimeout(t *testing.T) {
 			assert.True(t, res.TimedOut)
 			assert.Equal(t, sandbox.ExitCodeTimeout, res.ExitCode)
 			assert.Equal(t, "partial\n", string(res.Output))
-			assert.False(t, res.SessionRestarted)
+			assert.False(t, res.SessionLost)
 			assert.Less(t, res.Duration, 5*time.Second)
 
 			res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "echo \"k=$KEEP\"; ps | grep -c '[s]leep 30'"})
@@ -101,7 +101,9 @@ func TestIntegrationTimeout(t *testing.T) {
 	}
 }
 
-func TestIntegrationSessionRestarts(t *testing.T) {
+// TestIntegrationSessionLost: a lost session leaves no shell behind, and a
+// reopened one is the only session shell in the container.
+func TestIntegrationSessionLost(t *testing.T) {
 	rt := newRuntime(t)
 	ctx := context.Background()
 	tests := []struct {
@@ -109,22 +111,40 @@ func TestIntegrationSessionRestarts(t *testing.T) {
 		req      sandbox.ExecRequest
 		wantCode int
 		timedOut bool
+		cause    string
 	}{
-		{"builtin loop", sandbox.ExecRequest{Command: "while :; do :; done", Timeout: 300 * time.Millisecond}, sandbox.ExitCodeTimeout, true},
-		{"exit", sandbox.ExecRequest{Command: "echo bye; exit 3"}, 3, false},
+		{"builtin loop", sandbox.ExecRequest{Command: "while :; do :; done", Timeout: 300 * time.Millisecond}, sandbox.ExitCodeTimeout, true, sandbox.SessionTimeoutKill},
+		{"exit", sandbox.ExecRequest{Command: "echo bye; exit 3"}, 3, false, sandbox.SessionStepEnded},
+		{"kill process group", sandbox.ExecRequest{Command: "kill -9 0"}, 137, false, sandbox.SessionStepEnded},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sb := newSandbox(t, rt, sandbox.Spec{})
 			res, err := sb.Exec(ctx, tt.req)
 			require.NoError(t, err)
-			assert.True(t, res.SessionRestarted)
+			assert.True(t, res.SessionLost)
 			assert.Equal(t, tt.wantCode, res.ExitCode)
 			assert.Equal(t, tt.timedOut, res.TimedOut)
+			_, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "true"})
+			var lost *sandbox.SessionLostError
+			require.ErrorAs(t, err, &lost)
+			assert.Equal(t, tt.cause, lost.Cause)
+			require.NoError(t, sb.(sandbox.SessionReopener).Reopen(ctx))
 			res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "echo ok; ps -o args >/tmp/ps; grep -cx /bin/sh /tmp/ps"})
 			require.NoError(t, err)
 			assert.Equal(t, "ok\n1\n", string(res.Output), "one session shell left")
-			assert.False(t, res.SessionRestarted)
+			assert.False(t, res.SessionLost)
+
+			// A reopened session (an exec, not the container's own shell)
+			// is lost the same way, and the container lives on.
+			res, err = sb.Exec(ctx, tt.req)
+			require.NoError(t, err)
+			assert.True(t, res.SessionLost, "reopened session")
+			assert.Equal(t, tt.wantCode, res.ExitCode, "reopened session")
+			require.NoError(t, sb.(sandbox.SessionReopener).Reopen(ctx))
+			res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "echo ok"})
+			require.NoError(t, err)
+			assert.Equal(t, "ok\n", string(res.Output))
 		})
 	}
 }
@@ -142,4 +162,28 @@ func TestIntegrationOutputCap(t *testing.T) {
 			assert.True(t, strings.HasPrefix(string(res.Output), "abcdefghi\n"))
 		})
 	}
+}
+
+// TestIntegrationShellKilledBetweenSteps: a session shell killed from
+// outside is not blamed on the next step, which does not run.
+func TestIntegrationShellKilledBetweenSteps(t *testing.T) {
+	rt := newRuntime(t)
+	ctx := context.Background()
+	sb := newSandbox(t, rt, sandbox.Spec{})
+	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: "echo $$"})
+	require.NoError(t, err)
+	pid := strings.TrimSpace(string(res.Output))
+	res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "kill -9 " + pid, Mode: sandbox.ModeExec})
+	require.NoError(t, err)
+	require.Zero(t, res.ExitCode, string(res.Output))
+	time.Sleep(200 * time.Millisecond)
+
+	_, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "echo ran > /tmp/ran"})
+	var lost *sandbox.SessionLostError
+	require.ErrorAs(t, err, &lost)
+	assert.Equal(t, sandbox.SessionKilledOutside, lost.Cause)
+	assert.Equal(t, 137, lost.ExitCode)
+	res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "test -e /tmp/ran", Mode: sandbox.ModeExec})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.ExitCode, "the step did not run")
 }

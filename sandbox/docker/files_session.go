@@ -45,7 +45,7 @@ func (s *Sandbox) readViaSession(ctx context.Context, p string) ([]byte, bool, e
 		session.Quote(p), codeMissing, codeNotFile)
 	res, err := s.Exec(ctx, sandbox.ExecRequest{Command: cmd, Timeout: fileOpTimeout})
 	switch {
-	case err != nil || res.TimedOut || res.Truncated || res.SessionRestarted:
+	case err != nil || res.TimedOut || res.Truncated || res.SessionLost:
 		return nil, false, nil
 	case res.ExitCode == codeMissing:
 		return nil, true, fmt.Errorf("read %s in %s: %w", p, s.id, sandbox.ErrNotFound)
@@ -83,7 +83,7 @@ func (s *Sandbox) writeViaSession(ctx context.Context, p string, data []byte, mo
 	cmd := fmt.Sprintf("( umask 022; p=%s; d=${p%%/*}; command mkdir -p -- \"${d:-/}\" && command base64 -d > %s <<'__RBX_DATA__'%s\n%s\n__RBX_DATA__\n)",
 		session.Quote(p), target, finish, b.String())
 	res, err := s.Exec(ctx, sandbox.ExecRequest{Command: cmd, Timeout: fileOpTimeout})
-	if err != nil || res.TimedOut || res.SessionRestarted || res.ExitCode != 0 {
+	if err != nil || res.TimedOut || res.SessionLost || res.ExitCode != 0 {
 		return false, nil
 	}
 	return true, nil

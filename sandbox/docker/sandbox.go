@@ -37,9 +37,9 @@ type Sandbox struct {
 	// ErrSandboxGone even while the engine still shows the container.
 	removed bool
 
-	// lost is set when a session shell was dropped because the sandbox or
-	// the engine failed: the next session step reports SessionRestarted.
-	lost bool
+	// lost is set once the session shell ended; session steps fail with it
+	// until Reopen. Guarded by stepMu.
+	lost *sandbox.SessionLostError
 
 	shMu  sync.Mutex
 	shell string // exec-mode shell, detected on first use
@@ -68,6 +68,9 @@ func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Ex
 	}
 	if !mode.Valid() {
 		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w: mode %q", s.id, sandbox.ErrInvalidSpec, req.Mode)
+	}
+	if err := ctx.Err(); err != nil {
+		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, err)
 	}
 	if req.Timeout <= 0 {
 		req.Timeout = s.stepTimeout

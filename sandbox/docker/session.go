@@ -15,9 +15,11 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
-// restartTimeout bounds replacing a broken session, which runs even when the
-// step's context was cancelled so the sandbox stays usable.
+// restartTimeout bounds the inspection and clean-up after a lost session,
+// which run even when the step's context was cancelled.
 const restartTimeout = 30 * time.Second
+
+var _ sandbox.SessionReopener = (*Sandbox)(nil)
 
 // shellConn is a session shell attached through one exec, or the
 // container's own shell (execID empty) supervised by mainSession.
@@ -116,57 +118,118 @@ func (s *Sandbox) killStepErr(ctx context.Context, marker string) error {
 	return err
 }
 
-// execSession runs req in the session shell. A shell that broke (a builtin
-// loop that cannot be killed) or exited is replaced, and the step's result
-// reports SessionRestarted instead of an error.
+// execSession runs req in the session shell. A shell that exits during the
+// step, or must be killed to stop it, is not replaced: the step's result
+// reports SessionLost and later steps fail with a *sandbox.SessionLostError
+// until Reopen. A sandbox opened by id starts its first session here.
 func (s *Sandbox) execSession(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
 	s.stepMu.Lock()
 	defer s.stepMu.Unlock()
+	if s.lost != nil {
+		if s.lost.Cause == sandbox.SessionEngineLost {
+			// While the engine is still away, that is the news.
+			if gerr := s.checkRunning(context.WithoutCancel(ctx)); gerr != nil {
+				return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, gerr)
+			}
+		}
+		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.lost)
+	}
 	cur := s.currentSession()
-	restarted := false
 	if cur == nil {
 		var err error
 		if cur, err = s.openSession(ctx); err != nil {
 			return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
 		}
 		s.swapSession(cur)
-		restarted, s.lost = s.lost, false
 	}
 	res, err := cur.shell.Run(ctx, req)
-	res.SessionRestarted = res.SessionRestarted || restarted
 	if err == nil {
 		s.markOOM(ctx, &res)
 		return res, nil
 	}
 	if !errors.Is(err, session.ErrBroken) && !errors.Is(err, session.ErrExited) {
-		return res, fmt.Errorf("exec in %s: %w", s.id, err)
+		return res, fmt.Errorf("exec in %s: %w", s.id, err) // a cancelled ctx, bad input
 	}
-	old := cur
+	res, lerr := s.loseSession(ctx, cur, res, err)
+	if lerr != nil {
+		return res, fmt.Errorf("exec in %s: %w", s.id, lerr)
+	}
+	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+		return res, fmt.Errorf("exec in %s: session lost while the step was cancelled: %w", s.id, cerr)
+	}
+	return res, nil
+}
+
+// loseSession records the end of the session shell old, which Run reported
+// with err. When the container itself is gone the loss is the sandbox's
+// (a *sandbox.GoneError is returned: OOM, an outside kill, removal);
+// otherwise it is the step's, reported in res.SessionLost, or (when the shell
+// was gone before the step ran) a *sandbox.SessionLostError.
+func (s *Sandbox) loseSession(ctx context.Context, old *shellConn, res sandbox.ExecResult, err error) (sandbox.ExecResult, error) {
 	s.swapSession(nil)
 	defer old.close()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restartTimeout)
 	defer cancel()
-	if gerr := s.checkRunning(rctx); gerr != nil {
-		s.lost = true
-		return res, fmt.Errorf("exec in %s: %w", s.id, gerr)
-	}
-	if errors.Is(err, session.ErrExited) {
-		if old.execID == "" { // the container's own shell: the supervisor reported its status
-			s.markOOM(rctx, &res)
-		} else if code, cerr := s.exitCode(rctx, old.execID); cerr == nil {
-			res.ExitCode = code
-			s.markOOM(rctx, &res) // the OOM killer may have chosen the shell itself
+	// A container killed from outside takes its shell down with it: tell
+	// that apart before blaming the step.
+	if gerr := s.settledGone(rctx, 4); gerr != nil {
+		var ge *sandbox.GoneError
+		if errors.As(gerr, &ge) && ge.Cause == sandbox.CauseEngineUnavailable {
+			s.lost = &sandbox.SessionLostError{ID: s.id, Cause: sandbox.SessionEngineLost, ExitCode: -1}
 		}
-	} else if _, _, kerr := s.runShort(rctx, "/bin/sh", "-c", "kill -9 "+old.shell.PID()); kerr != nil {
-		s.rt.log.Warn("kill broken session shell", "sandbox", s.id, "pid", old.shell.PID(), "err", kerr)
+		return res, gerr
 	}
-	s.rt.log.Info("restart session", "sandbox", s.id, "cause", err)
-	sess, oerr := s.openSession(rctx)
-	if oerr != nil {
-		s.lost = true
-		return res, fmt.Errorf("exec in %s: restart session: %w", s.id, s.gone(rctx, oerr))
+	lost := &sandbox.SessionLostError{ID: s.id, Cause: sandbox.SessionStepEnded, ExitCode: -1}
+	if errors.Is(err, session.ErrExitedBefore) { // the step never ran
+		lost.Cause, lost.ExitCode = sandbox.SessionKilledOutside, res.ExitCode
+		s.lost = lost
+		s.rt.log.Info("session lost", "sandbox", s.id, "cause", lost.Cause, "exit", lost.ExitCode)
+		return sandbox.ExecResult{}, lost
+	}
+	switch {
+	case errors.Is(err, session.ErrBroken) || res.TimedOut:
+		lost.Cause = sandbox.SessionTimeoutKill
+		if _, _, kerr := s.runShort(rctx, "/bin/sh", "-c", "kill -9 "+old.shell.PID()); kerr != nil {
+			s.rt.log.Warn("kill broken session shell", "sandbox", s.id, "pid", old.shell.PID(), "err", kerr)
+		}
+	case old.execID == "": // the container's own shell: the supervisor reported its status
+		lost.ExitCode = res.ExitCode
+	default:
+		if code, cerr := s.exitCode(rctx, old.execID); cerr == nil {
+			res.ExitCode, lost.ExitCode = code, code
+		}
+	}
+	if !res.TimedOut {
+		s.markOOM(rctx, &res) // the OOM killer may have chosen the shell itself
+		if res.OOMKilled {
+			lost.Cause = sandbox.SessionOOMKilled
+		}
+	}
+	s.rt.log.Info("session lost", "sandbox", s.id, "cause", lost.Cause, "exit", lost.ExitCode)
+	s.lost = lost
+	res.SessionLost = true
+	return res, nil
+}
+
+// Reopen discards the session shell, lost or not, and starts a fresh one
+// in an exec: it begins in the workdir with the sandbox's own environment.
+func (s *Sandbox) Reopen(ctx context.Context) error {
+	s.stepMu.Lock()
+	defer s.stepMu.Unlock()
+	if old := s.swapSession(nil); old != nil {
+		if s.lost == nil && old.shell != nil { // still alive: end it so it cannot run on
+			kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killGrace)
+			_, _, _ = s.runShort(kctx, "/bin/sh", "-c", "kill -9 "+old.shell.PID())
+			cancel()
+		}
+		old.close()
+	}
+	sess, err := s.openSession(ctx)
+	if err != nil {
+		return fmt.Errorf("reopen session in %s: %w", s.id, s.gone(ctx, err))
 	}
 	s.swapSession(sess)
-	res.SessionRestarted = true
-	return res, nil
+	s.lost = nil
+	s.rt.log.Info("session reopened", "sandbox", s.id)
+	return nil
 }

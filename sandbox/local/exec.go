@@ -36,6 +36,9 @@ func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Ex
 	if err := s.alive(); err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("exec in sandbox %q: %w", s.id, err)
 	}
+	if err := ctx.Err(); err != nil {
+		return sandbox.ExecResult{}, fmt.Errorf("exec in sandbox %q: %w", s.id, err)
+	}
 	mode := req.Mode
 	if mode == "" {
 		mode = s.meta.Mode
@@ -104,19 +107,22 @@ func (s *Sandbox) runExec(ctx context.Context, req sandbox.ExecRequest) (sandbox
 	timer := time.NewTimer(req.Timeout)
 	defer timer.Stop()
 	var res sandbox.ExecResult
-	var werr error
+	var werr, cancelled error
 	select {
 	case werr = <-done:
 	case <-timer.C:
 		res.TimedOut = true
 	case <-ctx.Done():
-		res.TimedOut = true // as the session does: the step ends, the sandbox stays
+		cancelled = ctx.Err() // the step ends as on a timeout, but it is an error
 	}
-	if res.TimedOut {
+	if res.TimedOut || cancelled != nil {
 		out.Close() // the partial output is what came before the deadline
 		killGroup(cmd.Process.Pid)
 		killByEnv(marker)
 		werr = <-done
+	}
+	if cancelled != nil {
+		return out.result(res), fmt.Errorf("step cancelled: %w", cancelled)
 	}
 	res = out.result(res)
 	res.Duration = time.Since(start)
@@ -124,7 +130,7 @@ func (s *Sandbox) runExec(ctx context.Context, req sandbox.ExecRequest) (sandbox
 	case res.TimedOut:
 		res.ExitCode = sandbox.ExitCodeTimeout
 	case cmd.ProcessState != nil:
-		res.ExitCode = cmd.ProcessState.ExitCode()
+		res.ExitCode = exitStatus(cmd.ProcessState)
 	}
 	var exitErr *exec.ExitError
 	if werr != nil && !errors.As(werr, &exitErr) && !errors.Is(werr, exec.ErrWaitDelay) {

@@ -76,3 +76,12 @@ func killGroup(pgid int) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
 }
+
+// exitStatus is st's status as a shell reports it: the exit code, or 128+n
+// for a process killed by signal n (as the docker backend reports it too).
+func exitStatus(st *os.ProcessState) int {
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}

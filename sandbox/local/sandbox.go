@@ -28,6 +28,9 @@ type Sandbox struct {
 	mu      sync.Mutex
 	shell   *shellProc
 	removed bool
+	// lost is set once the session shell ended; session steps fail with it
+	// until Reopen.
+	lost *sandbox.SessionLostError
 }
 
 func (r *Runtime) newSandbox(dir string, m meta) (*Sandbox, error) {

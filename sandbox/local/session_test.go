@@ -26,14 +26,16 @@ func TestExitWithBackgroundJob(t *testing.T) {
 	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: "exit 3", Timeout: 20 * time.Second})
 	require.NoError(t, err)
 	assert.Less(t, time.Since(start), 3*time.Second)
-	assert.True(t, res.SessionRestarted)
+	assert.True(t, res.SessionLost)
 	assert.Equal(t, 3, res.ExitCode)
 	assert.False(t, res.TimedOut)
+	require.NoError(t, sb.(sandbox.SessionReopener).Reopen(context.Background()))
 	exec(t, sb, "true")
 }
 
-// TestShellKilledBetweenSteps: a session shell killed from outside is
-// replaced before the next step runs, and the step says so.
+// TestShellKilledBetweenSteps: a session shell killed from outside is not
+// replaced quietly: the next step fails with the loss, and runs after an
+// explicit Reopen.
 func TestShellKilledBetweenSteps(t *testing.T) {
 	sb := create(t, newRuntime(t, t.TempDir()), sandbox.Spec{})
 	res := exec(t, sb, "echo $$")
@@ -42,11 +44,16 @@ func TestShellKilledBetweenSteps(t *testing.T) {
 	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	time.Sleep(100 * time.Millisecond)
 
-	res, err = sb.Exec(context.Background(), sandbox.ExecRequest{Command: "echo again", Timeout: 10 * time.Second})
-	require.NoError(t, err)
+	_, err = sb.Exec(context.Background(), sandbox.ExecRequest{Command: "echo again", Timeout: 10 * time.Second})
+	var lost *sandbox.SessionLostError
+	require.ErrorAs(t, err, &lost)
+	assert.Equal(t, sandbox.SessionKilledOutside, lost.Cause)
+	assert.Equal(t, 128+9, lost.ExitCode)
+
+	require.NoError(t, sb.(sandbox.SessionReopener).Reopen(context.Background()))
+	res = exec(t, sb, "echo again")
 	assert.Equal(t, "again\n", string(res.Output))
-	assert.Equal(t, 0, res.ExitCode)
-	assert.True(t, res.SessionRestarted)
+	assert.False(t, res.SessionLost)
 }
 
 // TestCloseKeepsDirectories: Close ends the shells but a later runtime can

@@ -2,7 +2,6 @@ package local
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
@@ -73,7 +71,7 @@ func startShell(ctx context.Context, dir string, env []string, outputCap int, gr
 func (p *shellProc) wait() {
 	_ = p.cmd.Wait()
 	if st := p.cmd.ProcessState; st != nil {
-		p.code = st.ExitCode()
+		p.code = exitStatus(st)
 	}
 	killGroup(p.cmd.Process.Pid)
 	close(p.done)
@@ -108,68 +106,4 @@ func (p *shellProc) stop() {
 	case <-time.After(5 * time.Second): // unkillable (D state): leave it to init
 	}
 	_ = p.out.Close()
-}
-
-// session returns the sandbox's session shell, starting one if needed.
-func (s *Sandbox) session(ctx context.Context) (*shellProc, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.removed {
-		return nil, s.gone("removed by this process")
-	}
-	if s.shell != nil {
-		return s.shell, nil
-	}
-	sh, err := startShell(ctx, s.workdir, s.env, s.meta.OutputCap, s.rt.cfg.grace)
-	if err != nil {
-		return nil, err
-	}
-	s.shell = sh
-	return sh, nil
-}
-
-// replaceSession stops old (if it is still the current shell) and starts a
-// fresh one.
-func (s *Sandbox) replaceSession(ctx context.Context, old *shellProc) (*shellProc, error) {
-	s.mu.Lock()
-	if s.shell == old {
-		s.shell = nil
-	}
-	s.mu.Unlock()
-	old.stop()
-	return s.session(ctx)
-}
-
-// runSession runs req in the session shell. A shell that broke or exited is
-// replaced and the step's result reported with SessionRestarted.
-func (s *Sandbox) runSession(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
-	sh, err := s.session(ctx)
-	if err != nil {
-		return sandbox.ExecResult{}, err
-	}
-	restarted := false
-	if sh.exited() { // killed from outside since the last step
-		if sh, err = s.replaceSession(ctx, sh); err != nil {
-			return sandbox.ExecResult{}, fmt.Errorf("restart session: %w", err)
-		}
-		restarted = true
-	}
-	res, err := sh.shell.Run(ctx, req)
-	res.SessionRestarted = restarted
-	if err == nil {
-		return res, nil
-	}
-	if !errors.Is(err, session.ErrBroken) && !errors.Is(err, session.ErrExited) {
-		return res, err
-	}
-	if errors.Is(err, session.ErrExited) && !res.TimedOut {
-		if code, ok := sh.exitCode(); ok {
-			res.ExitCode = code // `exit 3` reports 3
-		}
-	}
-	if _, err := s.replaceSession(context.WithoutCancel(ctx), sh); err != nil {
-		return res, fmt.Errorf("restart session: %w", err)
-	}
-	res.SessionRestarted = true
-	return res, nil
 }

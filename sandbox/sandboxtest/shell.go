@@ -99,7 +99,7 @@ func (s *suite) testSyntaxError(t *testing.T) {
 			for _, bad := range []string{`echo "unterminated`, "if then fi", "echo ok; )"} {
 				res := run(t, sb, cmd(bad))
 				assert.NotZero(t, res.ExitCode, bad)
-				assert.False(t, res.SessionRestarted, bad)
+				assert.False(t, res.SessionLost, bad)
 			}
 			want := "ok kept\n"
 			if mode == sandbox.ModeExec {

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -11,17 +12,28 @@ import (
 )
 
 // Run executes one step in the session. It returns ErrBroken or ErrExited
-// (with the partial result) when the shell can no longer be used.
+// (with the partial result) when the shell can no longer be used. A ctx
+// cancelled before the step ends stops the step as a timeout would, but Run
+// then returns an error wrapping ctx.Err() (and the shell stays usable when
+// the step could be killed): cancellation is never reported as TimedOut.
 func (s *Shell) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.broken != nil {
 		return sandbox.ExecResult{}, s.broken
 	}
+	if err := ctx.Err(); err != nil {
+		return sandbox.ExecResult{}, fmt.Errorf("run step: %w", err)
+	}
 	for k := range req.Env {
 		if !validName(k) {
 			return sandbox.ExecResult{}, fmt.Errorf("%w: env name %q: expected letters, digits and _", sandbox.ErrInvalidSpec, k)
 		}
+	}
+	if code, err := s.endedBetween(); err != nil {
+		s.broken = err
+		s.Close()
+		return sandbox.ExecResult{ExitCode: code}, err
 	}
 	start := time.Now()
 	s.step++
@@ -33,11 +45,33 @@ func (s *Shell) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecR
 	}
 	res, err := s.collect(ctx, req.Timeout, fmt.Sprintf("%s-%d-", s.nonce, n), []byte(fmt.Sprintf("__rbx_%s_%d:", s.nonce, n)))
 	res.Duration = time.Since(start)
-	if err != nil {
+	if errors.Is(err, ErrBroken) || errors.Is(err, ErrExited) {
 		s.broken = err
 		s.Close() // nobody reads this shell's output again
 	}
 	return res, err
+}
+
+// endedBetween reads what the shell printed since the last step without
+// waiting, and reports ErrExitedBefore when it shows the shell has exited:
+// the supervisor's exit line (with the shell's status), or the end of the
+// stream (status -1).
+func (s *Shell) endedBetween() (int, error) {
+	for {
+		select {
+		case c, ok := <-s.chunks:
+			if !ok {
+				return -1, fmt.Errorf("%w: %v", ErrExitedBefore, s.readErr)
+			}
+			s.pending = append(s.pending, c...)
+			continue
+		default:
+		}
+		if code, _, ok := s.exited(s.pending); ok {
+			return code, fmt.Errorf("%w: status %d", ErrExitedBefore, code)
+		}
+		return 0, nil
+	}
 }
 
 // exited finds the supervisor's exit line in buf: the status and where the
@@ -74,7 +108,9 @@ func validName(k string) bool {
 	return k != ""
 }
 
-// collect reads until the step's sentinel, enforcing the timeout.
+// collect reads until the step's sentinel, enforcing the timeout. A ctx
+// cancelled first stops the step the same way; its error is then wrapped in
+// the returned one instead of setting TimedOut.
 func (s *Shell) collect(ctx context.Context, timeout time.Duration, marker string, sentinel []byte) (sandbox.ExecResult, error) {
 	var res sandbox.ExecResult
 	out := &capped{limit: s.outputCap}
@@ -88,11 +124,25 @@ func (s *Shell) collect(ctx context.Context, timeout time.Duration, marker strin
 	}
 	var grace <-chan time.Time
 	var rekill <-chan time.Time
+	var cancelled error // ctx's error when it ended the step
+	stop := func() {
+		out.Write(buf)
+		buf = buf[:0]
+		out.Close()
+		ctx = context.WithoutCancel(ctx)
+		grace, rekill = s.interrupt(ctx, marker)
+	}
+	fail := func(err error) error {
+		if cancelled != nil {
+			return fmt.Errorf("%w (step cancelled: %w)", err, cancelled)
+		}
+		return err
+	}
 	for {
 		if code, at, ok := s.exited(buf); ok {
 			out.Write(buf[:at])
 			res.ExitCode = code
-			return out.result(res), fmt.Errorf("%w: status %d", ErrExited, code)
+			return out.result(res), fail(fmt.Errorf("%w: status %d", ErrExited, code))
 		}
 		if i := bytes.Index(buf, sentinel); i >= 0 {
 			out.Write(buf[:i])
@@ -100,12 +150,15 @@ func (s *Shell) collect(ctx context.Context, timeout time.Duration, marker strin
 			if j := bytes.IndexByte(rest, '\n'); j >= 0 {
 				code, err := strconv.Atoi(string(rest[:j]))
 				if err != nil {
-					return out.result(res), fmt.Errorf("%w: bad status %q", ErrBroken, rest[:j])
+					return out.result(res), fail(fmt.Errorf("%w: bad status %q", ErrBroken, rest[:j]))
 				}
 				s.pending = append([]byte(nil), rest[j+1:]...)
 				res.ExitCode = code
 				if res.TimedOut {
 					res.ExitCode = sandbox.ExitCodeTimeout
+				}
+				if cancelled != nil {
+					return out.result(res), fmt.Errorf("step cancelled: %w", cancelled)
 				}
 				return out.result(res), nil
 			}
@@ -119,25 +172,21 @@ func (s *Shell) collect(ctx context.Context, timeout time.Duration, marker strin
 			if !ok {
 				out.Write(buf)
 				res.ExitCode = -1
-				return out.result(res), fmt.Errorf("%w: %v", ErrExited, s.readErr)
+				return out.result(res), fail(fmt.Errorf("%w: %v", ErrExited, s.readErr))
 			}
 			buf = append(buf, c...)
 		case <-deadline:
 			deadline = nil
-			res.TimedOut = true
-			out.Write(buf)
-			buf = buf[:0]
-			out.Close()
-			grace, rekill = s.interrupt(ctx, marker)
+			if cancelled == nil {
+				res.TimedOut = true
+				stop()
+			}
 		case <-ctx.Done():
 			if !res.TimedOut {
-				res.TimedOut = true
-				out.Write(buf)
-				buf = buf[:0]
-				out.Close()
-				grace, rekill = s.interrupt(context.WithoutCancel(ctx), marker)
+				cancelled = ctx.Err()
+				deadline = nil
+				stop()
 			}
-			ctx = context.WithoutCancel(ctx)
 		case <-rekill:
 			// Commands the step starts after the first kill are killed in
 			// turn, so the rest of a timed-out step does not run on.
@@ -145,7 +194,10 @@ func (s *Shell) collect(ctx context.Context, timeout time.Duration, marker strin
 		case <-grace:
 			out.Write(buf)
 			res.ExitCode = sandbox.ExitCodeTimeout
-			return out.result(res), ErrBroken
+			if cancelled != nil {
+				res.ExitCode = -1
+			}
+			return out.result(res), fail(ErrBroken)
 		}
 	}
 }

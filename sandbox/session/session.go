@@ -7,7 +7,7 @@
 //
 //	export RBX_STEP=<nonce>-<n>-
 //	{ eval '<command>'
-//	} </dev/null 2>&1; printf '__rbx_<nonce>_<n>:%d\n' "$?"
+//	} </dev/null 2>&1; { printf '%s:%d\n' __rbx_<nonce>_<n> "$?"; } 2>/dev/null
 //
 // and its output is everything the shell writes before the sentinel. eval
 // keeps syntax errors inside the step (they become exit status 2) instead of
@@ -38,6 +38,11 @@ var ErrBroken = errors.New("session shell unresponsive")
 
 // ErrExited means the shell exited (for example the step ran `exit`).
 var ErrExited = errors.New("session shell exited")
+
+// ErrExitedBefore means the shell had already exited when a step was to be
+// written (killed from outside since the last step): the step did not run.
+// errors.Is(err, ErrExited) holds for it too.
+var ErrExitedBefore = fmt.Errorf("%w before the step", ErrExited)
 
 // StartCommand is the argv that starts a session shell: bash where the image
 // has it, POSIX sh otherwise.
@@ -80,8 +85,12 @@ func WithExitMarker(marker string) Option { return func(s *Shell) { s.exitMark =
 
 // ExitScript is the shell code a supervisor runs after the session shell
 // to report its exit status with marker (see WithExitMarker).
+//
+// The marker is split in two arguments so that it never appears whole in
+// the supervisor's command line, which a step may print (ps, /proc/1/cmdline).
 func ExitScript(marker string) string {
-	return `printf '\n` + marker + `%d\n' "$?"`
+	half := len(marker) / 2
+	return `printf '\n%s%s%d\n' ` + Quote(marker[:half]) + " " + Quote(marker[half:]) + ` "$?"`
 }
 
 // WithGrace sets how long a killed step may take to report back before the
@@ -145,6 +154,7 @@ func (s *Shell) Close() {
 // Script renders the text written to the shell for step n.
 func Script(nonce string, n int, req sandbox.ExecRequest) string {
 	var b strings.Builder
+	// Not in a { } group: bash fails to parse one after an eval's syntax error.
 	fmt.Fprintf(&b, "export RBX_STEP=%s-%d-\n", nonce, n)
 	body := "command eval " + Quote(req.Command) // "command" keeps eval errors from exiting POSIX sh
 	if req.Cwd != "" || len(req.Env) > 0 {
@@ -163,7 +173,10 @@ func Script(nonce string, n int, req sandbox.ExecRequest) string {
 		// A subshell so that the step's cwd and env do not leak into the session.
 		body = "( " + strings.Join(pre, " && ") + " && " + body + "\n)"
 	}
-	fmt.Fprintf(&b, "{ %s\n} </dev/null 2>&1; printf '__rbx_%s_%d:%%d\\n' \"$?\"\n", body, nonce, n)
+	// The sentinel is printed from a format and an argument, with the
+	// printf's own stderr (where `set -x` traces it) silenced, so that no
+	// trace of this line (`set -v`, `set -x`) contains the sentinel whole.
+	fmt.Fprintf(&b, "{ %s\n} </dev/null 2>&1; { printf '%%s:%%d\\n' __rbx_%s_%d \"$?\"; } 2>/dev/null\n", body, nonce, n)
 	return b.String()
 }
 

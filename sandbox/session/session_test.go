@@ -130,3 +130,49 @@ func TestShellExitMarker(t *testing.T) {
 	assert.Equal(t, 3, res.ExitCode)
 	assert.Equal(t, "bye\n", string(res.Output))
 }
+
+// TestCancelIsNotTimeout: a cancelled ctx stops the step and is an error
+// wrapping context.Canceled; the shell stays usable and keeps its state.
+func TestCancelIsNotTimeout(t *testing.T) {
+	sh := startShell(t)
+	_, err := sh.Run(context.Background(), sandbox.ExecRequest{Command: "export KEEP=1", Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	res, err := sh.Run(ctx, sandbox.ExecRequest{Command: "echo partial; sleep 30", Timeout: 20 * time.Second})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.NotErrorIs(t, err, session.ErrBroken)
+	assert.False(t, res.TimedOut)
+	assert.Equal(t, "partial\n", string(res.Output))
+
+	_, err = sh.Run(ctx, sandbox.ExecRequest{Command: "echo never", Timeout: 5 * time.Second})
+	require.ErrorIs(t, err, context.Canceled, "a cancelled ctx runs nothing")
+	res, err = sh.Run(context.Background(), sandbox.ExecRequest{Command: "echo $KEEP", Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	assert.Equal(t, "1\n", string(res.Output))
+}
+
+// TestExitedBeforeStep: a shell that exited since the last step (its
+// supervisor reported it) is reported before the step is written.
+func TestExitedBeforeStep(t *testing.T) {
+	const marker = "__rbx_exited_between:"
+	cmd := exec.Command("sh", "-c", "sh; "+session.ExitScript(marker)+"; sleep 30")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	cmd.Stdout, cmd.Stderr = pw, pw
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); _ = pr.Close() })
+	require.NoError(t, pw.Close())
+	sh, err := session.New(context.Background(), stdin, pr, func(context.Context, string) error { return nil }, session.WithExitMarker(marker))
+	require.NoError(t, err)
+	// Kill the shell from outside: its pid is the handshake's.
+	require.NoError(t, exec.Command("kill", "-9", sh.PID()).Run())
+	time.Sleep(200 * time.Millisecond)
+	res, err := sh.Run(context.Background(), sandbox.ExecRequest{Command: "echo never", Timeout: 5 * time.Second})
+	require.ErrorIs(t, err, session.ErrExitedBefore)
+	require.ErrorIs(t, err, session.ErrExited)
+	assert.Equal(t, 137, res.ExitCode)
+	assert.Empty(t, res.Output)
+}
