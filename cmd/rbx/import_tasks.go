@@ -15,14 +15,20 @@ import (
 
 // taskImport is the outcome of one task folder.
 type taskImport struct {
-	Source  string           `json:"source"`
-	Dir     string           `json:"dir,omitempty"`
-	Image   string           `json:"image,omitempty"`
-	Built   bool             `json:"built,omitempty"`
-	Steps   int              `json:"steps,omitempty"`
-	Offline []tbench.Problem `json:"not_offline,omitempty"`
-	Error   string           `json:"error,omitempty"`
-	w       *tbench.Written
+	Source string `json:"source"`
+	Dir    string `json:"dir,omitempty"`
+	Image  string `json:"image,omitempty"`
+	Built  bool   `json:"built,omitempty"`
+	// ImageState is "built", "present", or "not built" (--build=false or
+	// no engine): what the import knows about the task's image.
+	ImageState string           `json:"image_state,omitempty"`
+	Steps      int              `json:"steps,omitempty"`
+	Offline    []tbench.Problem `json:"not_offline,omitempty"`
+	// Replacements are the test-script lines run differently (offline).
+	Replacements []tbench.Replacement `json:"replacements,omitempty"`
+	Warnings     []string             `json:"warnings,omitempty"`
+	Error        string               `json:"error,omitempty"`
+	w            *tbench.Written
 }
 
 func runImportTasks(ctx context.Context, s Streams, log *slog.Logger, o *importOptions) error {
@@ -34,6 +40,9 @@ func runImportTasks(ctx context.Context, s Streams, log *slog.Logger, o *importO
 	failed := 0
 	for _, d := range dirs {
 		r := importTask(d, o.out)
+		if r.Error == "" {
+			r.ImageState = "not built"
+		}
 		if r.Error == "" && o.build {
 			if err := buildTaskImage(ctx, s, log, o, r); err != nil {
 				r.Error = err.Error()
@@ -85,6 +94,9 @@ func importTask(dir, out string) *taskImport {
 	r := &taskImport{Source: dir}
 	c, err := tbench.Convert(dir, tbench.Options{})
 	var off *tbench.OfflineError
+	if c != nil {
+		r.Replacements, r.Warnings = c.Replacements, c.Warnings
+	}
 	if errors.As(err, &off) {
 		r.Offline, r.Error = off.Problems, err.Error()
 		return r
@@ -125,9 +137,13 @@ func buildTaskImage(ctx context.Context, s Streams, log *slog.Logger, o *importO
 		}
 	}
 	if r.w.ContextDir == "" {
+		r.ImageState = "present"
 		return nil
 	}
 	r.Built, err = rt.BuildImage(ctx, r.w.ContextDir, r.Image)
+	if err == nil {
+		r.ImageState = map[bool]string{true: "built", false: "present"}[r.Built]
+	}
 	return err
 }
 
@@ -136,10 +152,15 @@ func printTaskImport(s Streams, r *taskImport) {
 	case r.Error != "":
 		fmt.Fprintf(s.ErrOut, "%s: %s\n", r.Source, r.Error)
 	default:
-		built := "present"
-		if r.Built {
-			built = "built"
+		fmt.Fprintf(s.Out, "%s → %s (%d steps, image %s %s)\n", r.Source, r.Dir, r.Steps, r.Image, r.ImageState)
+	}
+	if len(r.Replacements) > 0 {
+		fmt.Fprintf(s.Out, "  %d test-script line(s) replaced by offline equivalents:\n", len(r.Replacements))
+		for _, rep := range r.Replacements {
+			fmt.Fprintf(s.Out, "  %s\n", rep)
 		}
-		fmt.Fprintf(s.Out, "%s → %s (%d steps, image %s %s)\n", r.Source, r.Dir, r.Steps, r.Image, built)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(s.ErrOut, "warning: %s\n", w)
 	}
 }

@@ -41,6 +41,9 @@ func (c *Converted) Write(out string) (*Written, error) {
 			return nil, err
 		}
 		w.Image = tag
+		// The context travels with the task (and a kept set), so the image
+		// can be rebuilt on another engine.
+		c.Task.Build = &task.Build{Context: "environment"}
 	}
 	c.Task.Image = w.Image
 	w.TaskPath, w.TrajectoryPath = filepath.Join(w.Dir, "task.json"), filepath.Join(w.Dir, "reference.json")
@@ -65,6 +68,15 @@ func (c *Converted) writeFiles(w *Written) error {
 	src := c.Source
 	if err := copyTree(filepath.Join(src.Dir, "tests"), filepath.Join(w.Dir, "tests"), nil); err != nil {
 		return fmt.Errorf("copy tests: %w", err)
+	}
+	for rel, content := range c.TestFiles {
+		p := filepath.Join(w.Dir, "tests", filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			return err
+		}
 	}
 	for name, content := range c.VerifyFiles {
 		p := filepath.Join(w.Dir, "rbx-verifier", name)
