@@ -1,8 +1,8 @@
 package prefilter
 
 import (
-	"github.com/rbx-sandbox/rbx/reason"
 	"bytes"
+	"github.com/rbx-sandbox/rbx/reason"
 	"strings"
 	"testing"
 

@@ -37,6 +37,12 @@ func (p *Prober) rollout(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 	}
 	defer agent.Close()
 	steps, err := p.act(ctx, agent, rs, tk.EpisodeTimeout(), traj.Len()-k)
+	if errors.Is(err, errSessionLost) {
+		// The policy's action ended the shell: a failed rollout, the
+		// policy's doing (never retried as infrastructure, never verified on a
+		// state whose shell is gone).
+		return outcome{steps: steps}
+	}
 	if err != nil {
 		return outcome{steps: steps, err: err}
 	}
@@ -48,6 +54,9 @@ func (p *Prober) rollout(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 	}
 	return outcome{success: v.Passed, steps: steps}
 }
+
+// errSessionLost ends a rollout whose action ended the session shell.
+var errSessionLost = errors.New("the action ended the session shell")
 
 // act runs the agent loop. Running out of steps or time ends the episode
 // normally: the verifier judges what was reached.
@@ -78,6 +87,9 @@ func (p *Prober) act(ctx context.Context, agent policy.Agent, ep *reset.Episode,
 			return steps + 1, nil
 		} else if err != nil {
 			return steps + 1, err
+		}
+		if obs.SessionLost {
+			return steps + 1, errSessionLost
 		}
 	}
 	return limit, nil

@@ -22,8 +22,10 @@ const (
 	Action Reason = "action_failed"
 	// Timeout: a step, the verifier or the episode ran out of time.
 	Timeout Reason = "timeout"
-	// SessionLost: the sandbox's shell session died under a step; the step
-	// says nothing about the trajectory.
+	// SessionLost: a step ended the sandbox's shell session (exit, errexit,
+	// killing the shell's process group), so the shell state (cwd, exports,
+	// functions) later steps rely on is gone. The step did it, not the
+	// infrastructure: a replay diverges, a served episode terminates.
 	SessionLost Reason = "session_lost"
 	// Infra: the sandbox or engine failed; it says nothing about the
 	// trajectory, so the same work may succeed on a fresh sandbox.
@@ -48,11 +50,12 @@ const (
 
 // IsDivergence reports whether r says the live run differs from the
 // recording (ExitCode, Output), as opposed to a step that failed to run.
-func (r Reason) IsDivergence() bool { return r == ExitCode || r == Output }
+func (r Reason) IsDivergence() bool { return r == ExitCode || r == Output || r == SessionLost }
 
 // IsInfra reports whether r is the infrastructure's fault rather than the
-// trajectory's or the agent's (Infra, SessionLost).
-func (r Reason) IsInfra() bool { return r == Infra || r == SessionLost }
+// trajectory's or the agent's (Infra only: a lost session is the step's
+// doing, see SessionLost).
+func (r Reason) IsInfra() bool { return r == Infra }
 
 // Carrier is an error that knows its reason, such as replayer.StepError.
 type Carrier interface {

@@ -24,7 +24,7 @@ func TestIsInfra(t *testing.T) {
 		{"nil", nil, false},
 		{"no reason", errors.New("engine gone"), true},
 		{"infra", carrier{reason.Infra}, true},
-		{"session lost, wrapped", fmt.Errorf("step: %w", carrier{reason.SessionLost}), true},
+		{"session lost, wrapped", fmt.Errorf("step: %w", carrier{reason.SessionLost}), false},
 		{"exit code", carrier{reason.ExitCode}, false},
 		{"action", fmt.Errorf("x: %w", carrier{reason.Action}), false},
 		{"timeout", carrier{reason.Timeout}, false},

@@ -22,7 +22,7 @@ type outcome struct {
 	hasOutput bool // shell, read_file and http produce output to compare
 	timedOut  bool
 	truncated bool
-	restarted bool
+	lost      bool // the step ended the session shell
 	bytes     int64
 	timeout   time.Duration
 	body      []byte // http response body, for capture
@@ -34,6 +34,9 @@ var errAction = errors.New("action failed")
 func reasonOf(err error) reason.Reason {
 	if errors.Is(err, errAction) || errors.Is(err, trajectory.ErrUndefined) {
 		return reason.Action
+	}
+	if errors.Is(err, sandbox.ErrSessionLost) {
+		return reason.SessionLost
 	}
 	return reason.Infra
 }
@@ -90,7 +93,7 @@ func (run *Run) shell(ctx context.Context, s trajectory.Step) (outcome, error) {
 		return outcome{}, err
 	}
 	return outcome{exitCode: res.ExitCode, output: string(res.Output), hasOutput: true, timedOut: res.TimedOut,
-		truncated: res.Truncated, restarted: res.SessionRestarted, bytes: res.OutputBytes, timeout: req.Timeout}, nil
+		truncated: res.Truncated, lost: res.SessionLost, bytes: res.OutputBytes, timeout: req.Timeout}, nil
 }
 
 func (run *Run) writeFile(ctx context.Context, s trajectory.Step) error {

@@ -27,7 +27,7 @@ const (
 func (r StepResult) Observation() trajectory.Observation {
 	code := r.ExitCode
 	o := trajectory.Observation{Output: r.Output, ExitCode: &code, Truncated: r.Truncated || int64(len(r.Output)) < r.OutputBytes,
-		OutputBytes: r.OutputBytes, TimedOut: r.TimedOut, DurationMS: float64(r.Duration.Microseconds()) / 1000}
+		OutputBytes: r.OutputBytes, TimedOut: r.TimedOut, SessionLost: r.SessionLost, DurationMS: float64(r.Duration.Microseconds()) / 1000}
 	if r.Action == trajectory.KindHTTP {
 		o.Status = r.ExitCode
 	}
@@ -53,8 +53,10 @@ type StepResult struct {
 	// http steps), for pinning.
 	Digests  *Digests      `json:"output_sha256,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
-	// SessionRestarted reports that the session shell was lost at this step.
-	SessionRestarted bool `json:"session_restarted,omitempty"`
+	// SessionLost reports that this step ended the session shell, or ran
+	// after it had ended (sandbox.ErrSessionLost); rbx never reopens it
+	// quietly.
+	SessionLost bool `json:"session_lost,omitempty"`
 }
 
 // Report describes one replay of steps [From, To).

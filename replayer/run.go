@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/reason"
+	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -120,6 +121,9 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 	if err != nil {
 		return fail(reasonOf(err), "", "", err)
 	}
+	if out.lost {
+		return fail(reason.SessionLost, "the session shell kept", fmt.Sprintf("the step ended the shell (exit %d)", out.exitCode), nil)
+	}
 	if out.timedOut {
 		return fail(reason.Timeout, "completion within "+out.timeout.String(), "timeout", nil)
 	}
@@ -152,7 +156,7 @@ func (run *Run) run(ctx context.Context, i int, s trajectory.Step) (StepResult, 
 	out, err := run.exec(ctx, s)
 	res.Duration = time.Since(start)
 	res.ExitCode, res.TimedOut, res.Truncated = out.exitCode, out.timedOut, out.truncated
-	res.OutputBytes, res.SessionRestarted = out.bytes, out.restarted
+	res.OutputBytes, res.SessionLost = out.bytes, out.lost || errors.Is(err, sandbox.ErrSessionLost)
 	res.Output = excerpt(out.output, run.r.excerpt)
 	if out.hasOutput {
 		res.Digests = digestsOf(out.output)

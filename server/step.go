@@ -20,8 +20,10 @@ type StepRequest struct {
 
 // StepResponse is the gym-style answer to a step: the observation (also
 // as the OpenAI tool message to append), reward 0 until evaluate,
-// terminated false (evaluate ends an episode), truncated when the episode
-// used its step budget.
+// terminated when the action ended the session shell (observation
+// session_lost: the shell's state is gone, so the episode cannot go on;
+// evaluate it or close it), truncated when the episode used its step
+// budget.
 type StepResponse struct {
 	Episode     string                 `json:"episode"`
 	Step        int                    `json:"step"`
@@ -90,6 +92,7 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 	iv, n, _, _ := interventions(ep.rec.Actions)
 	return StepResponse{Episode: id, Step: ep.rec.K + len(ep.rec.Actions) - 1, Observation: obs,
 		Message: chat.Result(callID, chat.ObservationText(a.Observation)), Truncated: n >= s.cfg.maxSteps,
+		Terminated: obs.SessionLost,
 		Info: StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv}}, nil
 }
 

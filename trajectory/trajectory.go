@@ -123,6 +123,10 @@ type Observation struct {
 	OutputBytes int64 `json:"output_bytes,omitempty"`
 	// TimedOut: the action ran past its timeout (live only).
 	TimedOut bool `json:"timed_out,omitempty"`
+	// SessionLost (live only): the action ended the session shell (exit,
+	// errexit, a killed process group) or ran after it had ended; the
+	// shell's state is gone and the episode cannot go on.
+	SessionLost bool `json:"session_lost,omitempty"`
 	// Error says why the action could not be carried out: edit target
 	// absent, undefined variable, service not declared (live only).
 	Error      string  `json:"error,omitempty"`
