@@ -93,7 +93,7 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 	return StepResponse{Episode: id, Step: ep.rec.K + len(ep.rec.Actions) - 1, Observation: obs,
 		Message: chat.Result(callID, chat.ObservationText(a.Observation)), Truncated: n >= s.cfg.maxSteps,
 		Terminated: obs.SessionLost,
-		Info: StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv}}, nil
+		Info:       StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv}}, nil
 }
 
 // stepFailed ends an episode whose sandbox died (sandbox_lost), or
