@@ -3,49 +3,42 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 
-	cerrdefs "github.com/containerd/errdefs"
-
 	"github.com/rbx-sandbox/rbx/images"
-	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
+
+// imageLabeler reads a local image's labels; the Docker backend implements
+// it. The recipe version label tells a present image from an outdated one.
+type imageLabeler interface {
+	ImageLabels(ctx context.Context, ref string) (labels map[string]string, present bool, err error)
+}
 
 // runImagesList prints each recipe with its image's state on the engine:
 // present, outdated (older than its recipe: rebuilt by `rbx images build`),
 // missing, or unknown when no engine answers.
 func runImagesList(ctx context.Context, s Streams, log *slog.Logger) error {
-	var inspect func(ref string) (int, error)
-	if err := docker.Available(ctx); err != nil {
+	var lab imageLabeler
+	rt, err := openImageStore(ctx, log, io.Discard)
+	if err != nil {
 		fmt.Fprintf(s.ErrOut, "warning: no container engine answered (%v); image state unknown\n", err)
 	} else {
-		rt, err := docker.New(docker.WithLogger(log))
-		if err != nil {
-			return err
-		}
 		defer rt.Close()
-		inspect = func(ref string) (int, error) {
-			info, err := rt.Client().ImageInspect(ctx, ref)
-			if err != nil {
-				return 0, err
-			}
-			v := 0
-			if info.Config != nil {
-				v, _ = strconv.Atoi(info.Config.Labels[images.LabelRecipeVersion])
-			}
-			return v, nil
-		}
+		lab, _ = rt.(imageLabeler)
 	}
 	for _, r := range images.Recipes() {
 		state := "unknown"
-		if inspect != nil {
-			v, err := inspect(r.Name)
-			switch {
-			case cerrdefs.IsNotFound(err):
-				state = "missing"
-			case err != nil:
+		if lab != nil {
+			labels, present, err := lab.ImageLabels(ctx, r.Name)
+			if err != nil {
 				return fmt.Errorf("inspect image %s: %w", r.Name, err)
+			}
+			v, _ := strconv.Atoi(labels[images.LabelRecipeVersion])
+			switch {
+			case !present:
+				state = "missing"
 			case v < r.Version:
 				state = "outdated"
 			default:

@@ -57,3 +57,21 @@ func (r *Runtime) BuildImage(ctx context.Context, contextDir, tag string) (bool,
 	built, err := images.BuildTask(ctx, r.cli, contextDir, tag, r.progress)
 	return built, engineErr(err)
 }
+
+// ImageLabels returns the labels of the local image ref; present is false
+// when the engine has no such image.
+func (r *Runtime) ImageLabels(ctx context.Context, ref string) (labels map[string]string, present bool, err error) {
+	info, err := r.cli.ImageInspect(ctx, ref)
+	switch {
+	case cerrdefs.IsNotFound(err):
+		return nil, false, nil
+	case err != nil && connLost(err):
+		return nil, false, fmt.Errorf("inspect image %s: %w: %w", ref, sandbox.ErrUnavailable, err)
+	case err != nil:
+		return nil, false, fmt.Errorf("inspect image %s: %w", ref, err)
+	}
+	if info.Config != nil {
+		labels = info.Config.Labels
+	}
+	return labels, true, nil
+}
