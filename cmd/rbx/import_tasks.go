@@ -22,8 +22,11 @@ type taskImport struct {
 	Built   bool             `json:"built,omitempty"`
 	Steps   int              `json:"steps,omitempty"`
 	Offline []tbench.Problem `json:"not_offline,omitempty"`
-	Error   string           `json:"error,omitempty"`
-	w       *tbench.Written
+	// Replaced lists the task's network commands replaced offline.
+	Replaced []tbench.Replacement `json:"replaced,omitempty"`
+	Error    string               `json:"error,omitempty"`
+	w        *tbench.Written
+	base     string
 }
 
 func runImportTasks(ctx context.Context, s Streams, log *slog.Logger, o *importOptions) error {
@@ -31,10 +34,16 @@ func runImportTasks(ctx context.Context, s Streams, log *slog.Logger, o *importO
 	if err != nil {
 		return err
 	}
+	conv := tbench.Options{}
+	if o.aliases != "" {
+		if conv.Aliases, err = images.LoadAliases(o.aliases); err != nil {
+			return usageError("--aliases: %w", err)
+		}
+	}
 	var results []*taskImport
 	failed := 0
 	for _, d := range dirs {
-		r := importTask(d, o.out)
+		r := importTask(d, o.out, conv)
 		if r.Error == "" && o.build {
 			if err := buildTaskImage(ctx, s, log, o, r); err != nil {
 				r.Error = err.Error()
@@ -82,9 +91,9 @@ func taskDirs(src string) ([]string, error) {
 	return out, nil
 }
 
-func importTask(dir, out string) *taskImport {
+func importTask(dir, out string, conv tbench.Options) *taskImport {
 	r := &taskImport{Source: dir}
-	c, err := tbench.Convert(dir, tbench.Options{})
+	c, err := tbench.Convert(dir, conv)
 	var off *tbench.OfflineError
 	if errors.As(err, &off) {
 		r.Offline, r.Error = off.Problems, err.Error()
@@ -99,7 +108,8 @@ func importTask(dir, out string) *taskImport {
 		r.Error = err.Error()
 		return r
 	}
-	r.Dir, r.Image, r.Steps, r.w = w.Dir, w.Image, len(c.Trajectory.Steps), w
+	r.Dir, r.Image, r.Steps, r.w, r.base = w.Dir, w.Image, len(c.Trajectory.Steps), w, c.BaseImage
+	r.Replaced = c.Replacements
 	return r
 }
 
@@ -117,11 +127,7 @@ func buildTaskImage(ctx context.Context, s Streams, log *slog.Logger, o *importO
 	if err != nil {
 		return err
 	}
-	base := r.Image
-	if r.w.ContextDir != "" {
-		c, _ := tbench.Convert(r.Source, tbench.Options{})
-		base = c.BaseImage
-	}
+	base := r.base
 	if _, known := images.Lookup(base); known {
 		b, err := images.NewBuilder(rt.Client(), images.WithLogger(log), images.WithProgress(s.ErrOut))
 		if err != nil {
@@ -148,5 +154,8 @@ func printTaskImport(s Streams, r *taskImport) {
 			built = "built"
 		}
 		fmt.Fprintf(s.Out, "%s → %s (%d steps, image %s %s)\n", r.Source, r.Dir, r.Steps, r.Image, built)
+		for _, rep := range r.Replaced {
+			fmt.Fprintf(s.Out, "  replaced %s\n", rep)
+		}
 	}
 }

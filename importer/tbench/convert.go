@@ -42,6 +42,9 @@ type Converted struct {
 	BaseImage  string
 	// VerifyFiles are generated verifier files: name → content.
 	VerifyFiles map[string]string
+	// Replacements are the Dockerfile commands that needed the network,
+	// replaced by what the base image provides (each with its line).
+	Replacements []Replacement
 	// Extra are files of a task without Dockerfile that its environment
 	// needs (copied into the workdir).
 	Extra []string
@@ -74,6 +77,7 @@ func Convert(dir string, o Options) (*Converted, error) {
 		df := rewriteDockerfile(src.DockerfileName, src.Dockerfile, o.Aliases)
 		problems = append(problems, df.problems...)
 		c.Dockerfile = df.text
+		c.Replacements = df.replacements
 		if len(df.bases) > 0 {
 			c.BaseImage = df.bases[len(df.bases)-1]
 		}
