@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# scripts/corpus.sh GITDIR [OUT.md]
+#
+# Imports, builds and prefilters (R = 2) a fixed selection of real tasks
+# from a fetched copy of rese1f/terminal-bench-datasets and writes the
+# verdicts to OUT.md (default docs/corpus.md). GITDIR is the dataset's git
+# directory (bare or not); nothing is fetched and no dataset file is ever
+# written inside the repository: tasks are extracted with `git archive`
+# into a temporary directory, removed at the end (KEEP=1 keeps it).
+#
+# Selection (deterministic, from the names at HEAD, sorted with LC_ALL=C):
+#   evoeval         the first $EVOEVAL (20) tasks;
+#   deveval         one task per repository (21), the phase rotating with
+#                   the repository's index: acceptance-testing,
+#                   implementation, unit-testing, acceptance-testing, ...;
+#   aider_polyglot  the first $POLYGLOT (4) tasks of each language (cpp, go,
+#                   java, javascript, python, rust).
+# Set EVOEVAL, POLYGLOT or ONLY (a regexp on dataset/task) for a subset.
+set -euo pipefail
+
+gitdir=${1:?usage: scripts/corpus.sh GITDIR [OUT.md]}
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${2:-$root/docs/corpus.md}
+evoeval=${EVOEVAL:-20}
+polyglot=${POLYGLOT:-4}
+only=${ONLY:-.}
+export LC_ALL=C
+
+git -C "$gitdir" rev-parse --verify -q HEAD >/dev/null || { echo "corpus: $gitdir is not a git directory" >&2; exit 2; }
+rev=$(git -C "$gitdir" rev-parse --short=12 HEAD)
+work=$(mktemp -d "${TMPDIR:-/tmp}/rbx-corpus.XXXXXX")
+if [ "${KEEP:-}" = 1 ]; then echo "corpus: work dir $work (kept)" >&2; else trap 'rm -rf "$work"' EXIT; fi
+
+(cd "$root" && go build -o "$work/rbx" ./cmd/rbx)
+rbx=$work/rbx
+
+names() { git -C "$gitdir" ls-tree --name-only HEAD "datasets/$1/" | sed 's|.*/||' | sort; }
+{
+	names evoeval | head -n "$evoeval" | sed 's|^|evoeval/|'
+	names deveval | sed -E 's/-(acceptance-testing|implementation|unit-testing)$//' | uniq |
+		awk '{ split("acceptance-testing implementation unit-testing", p, " "); print "deveval/" $0 "-" p[(NR-1)%3+1] }'
+	for lang in cpp go java javascript python rust; do
+		names aider_polyglot | grep "^polyglot_${lang}_" | head -n "$polyglot" | sed 's|^|aider_polyglot/|'
+	done
+} | grep -E "$only" >"$work/selection"
+echo "corpus: $(wc -l <"$work/selection") tasks from $gitdir ($rev)" >&2
+
+"$rbx" images build rbx/debian:bookworm rbx/buildpack-deps:bookworm rbx/deveval:bookworm >&2
+
+mkdir -p "$work/src" "$work/tasks" "$work/results"
+while IFS=/ read -r ds task; do
+	res=$work/results/$ds--$task
+	git -C "$gitdir" archive HEAD "datasets/$ds/$task" | tar -x -C "$work/src"
+	start=$(date +%s)
+	"$rbx" import terminal-bench "$work/src/datasets/$ds/$task" --out "$work/tasks" --output json \
+		>"$res.import.json" 2>"$res.import.log" || true
+	dir=$(jq -r '.tasks[0].dir // empty' "$res.import.json" 2>/dev/null || true)
+	if [ -n "$dir" ]; then
+		"$rbx" prefilter "$dir/reference.json" --repeats 2 --concurrency 2 --output json \
+			>"$res.prefilter.json" 2>"$res.prefilter.log" || true
+	fi
+	echo $(($(date +%s) - start)) >"$res.seconds"
+	echo "corpus: $ds/$task done in $(cat "$res.seconds")s" >&2
+done <"$work/selection"
+
+python3 "$root/scripts/corpus_table.py" "$work/selection" "$work/results" "$rev" \
+	"scripts/corpus.sh ${gitdir/#$HOME/\~}" >"$out"
+echo "corpus: wrote $out" >&2

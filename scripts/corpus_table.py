@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Writes docs/corpus.md from the result files of scripts/corpus.sh.
+
+usage: corpus_table.py SELECTION RESULTS_DIR REV COMMAND
+"""
+import collections
+import json
+import os
+import sys
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def text(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def language(ds, task):
+    if ds == "evoeval":
+        return "python"
+    if ds == "aider_polyglot":
+        return task.split("_")[1]
+    return task.split("-")[0]
+
+
+def cell(s):
+    return s.replace("|", "\\|").replace("\n", "<br>")
+
+
+def verdict(base):
+    imp = load(base + ".import.json") or {}
+    t = (imp.get("tasks") or [{}])[0]
+    replaced = [f"{r['file']}:{r['line']} {r['reason']}" for r in t.get("replaced") or []]
+    if t.get("not_offline"):
+        probs = [f"{p['file']}:{p['line']}: {p['reason']}: `{p['text'].strip()[:80]}`" for p in t["not_offline"]]
+        return "rejected", "needs the network: " + "; ".join(probs), replaced
+    if t.get("error") or not t.get("dir"):
+        err = t.get("error") or text(base + ".import.log")[-400:] or "import produced no task"
+        return "rejected", "import: " + err.strip()[:400], replaced
+    pf = load(base + ".prefilter.json")
+    if not pf or not pf.get("trajectories"):
+        return "rejected", "prefilter: " + (text(base + ".prefilter.log")[-400:] or "no report"), replaced
+    tr = pf["trajectories"][0]
+    if tr.get("status") == "kept":
+        return "kept", tr.get("detail", ""), replaced
+    reason = ": ".join(x for x in (tr.get("reason", ""), tr.get("detail", "")) if x)
+    return tr.get("status", "rejected"), reason[:500], replaced
+
+
+def main():
+    selection, results, rev, command = sys.argv[1:5]
+    rows, counts, reasons = [], collections.Counter(), collections.Counter()
+    for line in open(selection):
+        ds, task = line.strip().split("/", 1)
+        base = os.path.join(results, f"{ds}--{task}")
+        v, reason, replaced = verdict(base)
+        secs = text(base + ".seconds") or "?"
+        counts[(ds, v)] += 1
+        if v != "kept":
+            reasons[reason.split(":")[0] + ": " + reason.split(":")[1].strip()[:60] if ":" in reason else reason] += 1
+        rows.append((ds, task, language(ds, task), v, reason, "<br>".join(replaced), secs))
+    out = sys.stdout
+    out.write("# Corpus: real terminal-bench tasks through rbx\n\n")
+    out.write(f"Produced by `{command}` (dataset rese1f/terminal-bench-datasets at {rev}): each task is\n"
+              "imported (`rbx import terminal-bench`, its image built offline from the local toolchain\n"
+              "images), then its reference solution is prefiltered with `rbx prefilter --repeats 2`.\n"
+              "The selection is documented in the script's header. Time is import + build + prefilter.\n\n")
+    out.write("| dataset | kept | rejected |\n|---|---|---|\n")
+    for ds in ("evoeval", "deveval", "aider_polyglot"):
+        out.write(f"| {ds} | {counts[(ds, 'kept')]} | {sum(n for (d, v), n in counts.items() if d == ds and v != 'kept')} |\n")
+    total_kept = sum(n for (d, v), n in counts.items() if v == "kept")
+    out.write(f"| **all** | **{total_kept}** | **{len(rows) - total_kept}** |\n\n")
+    if reasons:
+        out.write("Rejections by reason:\n\n")
+        for r, n in reasons.most_common():
+            out.write(f"- {n} × {cell(r)}\n")
+        out.write("\n")
+    out.write("| dataset | task | language | verdict | reason | offline replacements | time (s) |\n")
+    out.write("|---|---|---|---|---|---|---|\n")
+    for r in rows:
+        out.write("| " + " | ".join(cell(str(x)) for x in r) + " |\n")
+
+
+if __name__ == "__main__":
+    main()
