@@ -1,10 +1,9 @@
 package tbench
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -42,15 +41,19 @@ type Converted struct {
 	BaseImage  string
 	// VerifyFiles are generated verifier files: name → content.
 	VerifyFiles map[string]string
-	// Replacements are the Dockerfile commands that needed the network,
-	// replaced by what the base image provides (each with its line).
+	// TestFiles are test files rbx rewrote (path under tests/ → content):
+	// the test script and the scripts beside it, network lines replaced.
+	TestFiles map[string]string
+	// Replacements lists every replaced network command: the Dockerfile's
+	// (by what the base image provides) and the test scripts'.
 	Replacements []Replacement
+	// Warnings are semantics the import could not keep exactly (reported,
+	// never silent): an old-format task.yaml, `set -u` in the solution.
+	Warnings []string
 	// Extra are files of a task without Dockerfile that its environment
 	// needs (copied into the workdir).
 	Extra []string
 }
-
-var setErrexit = regexp.MustCompile(`^set\s+(-[a-zA-Z]*e[a-zA-Z]*|-o\s+errexit)\b`)
 
 // Convert reads a task folder and converts it. A task that needs the
 // network to build or solve returns an *OfflineError (with the conversion,
@@ -70,7 +73,8 @@ func Convert(dir string, o Options) (*Converted, error) {
 	if id == "" {
 		id = importer.IDFromName(filepath.Base(filepath.Clean(dir)))
 	}
-	c := &Converted{Source: src, BaseImage: DefaultImage, VerifyFiles: map[string]string{}}
+	c := &Converted{Source: src, BaseImage: DefaultImage, VerifyFiles: map[string]string{}, TestFiles: map[string]string{},
+		Warnings: append([]string(nil), src.Warnings...)}
 	var problems []Problem
 	workdir := DefaultWorkdir
 	if src.Dockerfile != "" {
@@ -97,39 +101,15 @@ func Convert(dir string, o Options) (*Converted, error) {
 	for _, cmd := range cmds {
 		problems = append(problems, scanOffline(src.SolutionFile, cmd.Line, cmd.Text)...)
 	}
-	c.Trajectory = reference(id, src, cmds)
+	var warns []string
+	c.Trajectory, warns = reference(id, src, cmds)
+	c.Warnings = append(c.Warnings, warns...)
 	c.Task = c.task(id, workdir, o)
-	if !usesPytest(src.TestScript) {
-		problems = append(problems, scanOffline(src.TestScriptName, 1, src.TestScript)...)
-	}
+	problems = append(problems, c.rewriteTests()...)
 	if len(problems) > 0 {
 		return c, &OfflineError{Task: id, Problems: problems}
 	}
 	return c, nil
-}
-
-// reference is the solution as a trajectory: one shell step per top-level
-// command. After `set -e` every step must exit 0, as the script would stop.
-func reference(id string, src *Source, cmds []Command) *trajectory.Trajectory {
-	t := &trajectory.Trajectory{ID: id + "-ref", Task: "task.json"}
-	if src.Instruction != "" {
-		raw, _ := json.Marshal(map[string]string{"role": "user", "content": src.Instruction})
-		t.Messages = []json.RawMessage{raw}
-	}
-	errexit := false
-	for _, c := range cmds {
-		s := trajectory.Step{Action: trajectory.KindShell, Command: c.Text}
-		if errexit {
-			zero := 0
-			s.Observation = &trajectory.Observation{ExitCode: &zero}
-			s.Compare = "ignore"
-		}
-		if setErrexit.MatchString(c.Text) {
-			errexit = true
-		}
-		t.Steps = append(t.Steps, s)
-	}
-	return t
 }
 
 func (c *Converted) task(id, workdir string, o Options) *task.Task {
@@ -144,12 +124,8 @@ func (c *Converted) task(id, workdir string, o Options) *task.Task {
 	if src.TestTimeout > 0 {
 		tk.Verify.Timeout = task.Duration(src.TestTimeout)
 	}
-	if usesPytest(src.TestScript) {
-		c.VerifyFiles["verify.sh"] = pytestScript(workdir, pytestTargets(src.TestScript))
-	} else {
-		c.VerifyFiles["verify.sh"] = scriptRunner(workdir, "run-tests.sh")
-		c.VerifyFiles["run-tests.sh"] = src.TestScript
-	}
+	c.VerifyFiles["verify.sh"] = verifyScript(workdir, testScriptName(src), src.Layout)
+	maps.Copy(c.VerifyFiles, standinFiles())
 	if len(c.Extra) > 0 {
 		tk.Files = map[string]string{}
 		for _, f := range c.Extra {

@@ -32,7 +32,9 @@ func TestConvertCorpus(t *testing.T) {
 			assert.Equal(t, "/app", c.Task.Workdir)
 			v, err := os.ReadFile(filepath.Join(w.Dir, "rbx-verifier", "verify.sh"))
 			require.NoError(t, err)
-			assert.Contains(t, string(v), "python3 -m pytest -rA -p no:cacheprovider /tests/test_outputs.py")
+			assert.Contains(t, string(v), "bash /tests/run-tests.sh")
+			_, err = os.Stat(filepath.Join(w.Dir, "tests", "run-tests.sh"))
+			assert.NoError(t, err)
 		})
 	}
 }
@@ -75,12 +77,6 @@ func TestParsePytest(t *testing.T) {
 	assert.False(t, ok)
 }
 
-func TestPytestTargets(t *testing.T) {
-	assert.Equal(t, []string{"/tests/test_outputs.py"}, pytestTargets("uv run pytest $TEST_DIR/test_outputs.py -rA"))
-	assert.Equal(t, []string{"/tests/test_a.py", "/tests/test_b.py"}, pytestTargets("pytest ${TEST_DIR}/test_a.py tests/test_b.py"))
-	assert.Equal(t, []string{"/tests/test_outputs.py"}, pytestTargets(""))
-}
-
 func TestHarborLayout(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
@@ -99,7 +95,9 @@ func TestHarborLayout(t *testing.T) {
 	assert.Equal(t, LayoutHarbor, c.Source.Layout)
 	assert.Equal(t, 90*time.Second, c.Task.Verify.Timeout.D())
 	assert.Equal(t, "rbx/debian:bookworm", c.BaseImage)
-	assert.Contains(t, c.VerifyFiles["verify.sh"], "/tests/test_outputs.py")
+	assert.Contains(t, c.VerifyFiles["verify.sh"], "bash /tests/test.sh")
+	assert.Contains(t, c.TestFiles["test.sh"], StandinDir+"/uv tool run -p 3.13 -w pytest pytest /tests/test_outputs.py")
+	assert.Contains(t, c.TestFiles["test.sh"], StandinDir+"/rbx-offline install-uv")
 	w, err := c.Write(t.TempDir())
 	require.NoError(t, err)
 	assert.FileExists(t, filepath.Join(w.ContextDir, "Dockerfile"))

@@ -130,7 +130,7 @@ func (df *dockerfile) run(in instruction, lines []string) {
 	df.replacements = append(df.replacements, reps...)
 	var b strings.Builder
 	for _, r := range reps {
-		fmt.Fprintf(&b, "# rbx import: line %d: %s\n", r.Line, r.Reason)
+		fmt.Fprintf(&b, "# rbx import: line %d: %s\n", r.Line, r.Why)
 	}
 	b.WriteString("RUN" + strings.ReplaceAll(text, "\n", " \\\n"))
 	lines[in.start] = b.String()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -57,19 +58,24 @@ var networkRules = []struct {
 // localURL matches downloads that stay on the machine.
 var localURL = regexp.MustCompile(`(https?|ftp)://(localhost|127\.0\.0\.1|\[::1\])`)
 
-// scanOffline reports the lines of text (file name, first line number)
-// that need the network.
+// scanOffline reports every line of text (file name, first line number)
+// that needs the network: each rule's every match, one problem per line and
+// rule, so a RUN with three downloads names all three.
 func scanOffline(file string, line int, text string) []Problem {
 	var out []Problem
 	for _, r := range networkRules {
-		if loc := r.re.FindStringIndex(text); loc != nil {
-			if strings.Contains(r.reason, "network") && localURL.MatchString(text) && !strings.Contains(localURL.ReplaceAllString(text, ""), "://") {
+		seen := map[int]bool{}
+		for _, loc := range r.re.FindAllStringIndex(text, -1) {
+			n := line + strings.Count(text[:loc[0]], "\n")
+			l := lineAt(text, loc[0])
+			if seen[n] || strings.Contains(r.reason, "network") && localURL.MatchString(l) && !strings.Contains(localURL.ReplaceAllString(l, ""), "://") {
 				continue
 			}
-			n := line + strings.Count(text[:loc[0]], "\n")
-			out = append(out, Problem{File: file, Line: n, Text: lineAt(text, loc[0]), Reason: r.reason})
+			seen[n] = true
+			out = append(out, Problem{File: file, Line: n, Text: l, Reason: r.reason})
 		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out
 }
 

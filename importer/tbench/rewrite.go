@@ -7,20 +7,6 @@ import (
 	"strings"
 )
 
-// Replacement is one command of a task file that needs the network,
-// replaced by an offline equivalent; the import report lists each.
-type Replacement struct {
-	File     string `json:"file"`
-	Line     int    `json:"line"`
-	Original string `json:"original"`
-	With     string `json:"with"`
-	Reason   string `json:"reason"`
-}
-
-func (r Replacement) String() string {
-	return fmt.Sprintf("%s:%d: %s → %s (%s)", r.File, r.Line, strings.TrimSpace(r.Original), r.With, r.Reason)
-}
-
 // offlineRewriter rewrites the RUN instructions of one Dockerfile whose
 // base image provides the toolchains in provides (images.Provided).
 type offlineRewriter struct {
@@ -51,7 +37,9 @@ func (w *offlineRewriter) rewrite(line int, text string) (string, []Replacement,
 		if cmd == "" {
 			continue
 		}
-		n := line + strings.Count(text[:s.offset+len(s.text)-len(strings.TrimLeft(s.text, " \t\n"))], "\n")
+		at := s.offset + len(leading(s.text))
+		n := line + strings.Count(text[:at], "\n")
+		physical := lineAt(text, at) // problems quote the Dockerfile's line
 		args := words(cmd)
 		handled := false
 		for _, r := range rewriteRules {
@@ -61,15 +49,18 @@ func (w *offlineRewriter) rewrite(line int, text string) (string, []Replacement,
 			}
 			handled = true
 			if problem != "" {
-				problems = append(problems, Problem{File: w.file, Line: n, Text: cmd, Reason: problem})
+				problems = append(problems, Problem{File: w.file, Line: n, Text: physical, Reason: problem})
 			} else if with != cmd {
-				reps = append(reps, Replacement{File: w.file, Line: n, Original: cmd, With: with, Reason: reason})
+				reps = append(reps, Replacement{File: w.file, Line: n, Original: cmd, Replacement: with, Why: reason})
 				segs[i].text = leading(s.text) + with + trailing(s.text)
 			}
 			break
 		}
 		if !handled {
-			problems = append(problems, scanOffline(w.file, n, cmd)...)
+			for _, p := range scanOffline(w.file, n, cmd) {
+				p.Text = physical
+				problems = append(problems, p)
+			}
 		}
 	}
 	return joinSegments(segs), reps, problems

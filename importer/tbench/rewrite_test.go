@@ -70,7 +70,7 @@ func TestOfflineRewrite(t *testing.T) {
 			assert.Equal(t, want, got)
 			require.Len(t, reps, len(tt.reasons), "%v", reps)
 			for i, r := range reps {
-				assert.Contains(t, r.Reason, tt.reasons[i])
+				assert.Contains(t, r.Why, tt.reasons[i])
 				assert.Equal(t, "Dockerfile", r.File)
 			}
 			require.Len(t, problems, len(tt.problems), "%v", problems)

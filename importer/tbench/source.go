@@ -39,6 +39,9 @@ type Source struct {
 	Dockerfile, DockerfileName, ContextDir string
 	// TestScript is run-tests.sh (Harbor: tests/test.sh), "" when absent.
 	TestScript, TestScriptName string
+	// Warnings are what was read in a way that may not be what the author
+	// meant (an old-format task.yaml with several descriptions).
+	Warnings []string
 }
 
 // Read reads a task folder of either layout.
@@ -60,14 +63,18 @@ func (s *Source) readTerminalBench() error {
 		return err
 	}
 	var meta struct {
-		Instruction  string  `yaml:"instruction"`
-		AgentTimeout float64 `yaml:"max_agent_timeout_sec"`
-		TestTimeout  float64 `yaml:"max_test_timeout_sec"`
+		Instruction  string        `yaml:"instruction"`
+		Descriptions []description `yaml:"descriptions"`
+		AgentTimeout float64       `yaml:"max_agent_timeout_sec"`
+		TestTimeout  float64       `yaml:"max_test_timeout_sec"`
 	}
 	if err := yaml.Unmarshal(data, &meta); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(s.Dir, "task.yaml"), err)
 	}
 	s.Instruction = meta.Instruction
+	if s.Instruction == "" {
+		s.Instruction = s.fromDescriptions(meta.Descriptions)
+	}
 	s.AgentTimeout, s.TestTimeout = seconds(meta.AgentTimeout), seconds(meta.TestTimeout)
 	s.SolutionFile = "solution.sh"
 	if s.Solution, err = readText(s.Dir, s.SolutionFile); err != nil {

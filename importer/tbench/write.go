@@ -66,6 +66,15 @@ func (c *Converted) writeFiles(w *Written) error {
 	if err := copyTree(filepath.Join(src.Dir, "tests"), filepath.Join(w.Dir, "tests"), nil); err != nil {
 		return fmt.Errorf("copy tests: %w", err)
 	}
+	for rel, content := range c.TestFiles {
+		p := filepath.Join(w.Dir, "tests", filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			return err
+		}
+	}
 	for name, content := range c.VerifyFiles {
 		p := filepath.Join(w.Dir, "rbx-verifier", name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
