@@ -71,5 +71,5 @@ while IFS=/ read -r ds task; do
 done <"$work/selection"
 
 python3 "$root/scripts/corpus_table.py" "$work/selection" "$work/results" "$rev" \
-	"scripts/corpus.sh ${gitdir/#$HOME/\~}" >"$out"
+	"EVOEVAL=$evoeval POLYGLOT=$polyglot ONLY='$only' scripts/corpus.sh $gitdir" >"$out"
 echo "corpus: wrote $out" >&2

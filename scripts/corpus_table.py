@@ -43,7 +43,7 @@ def verdict(base):
         return "not extracted", "the fetched dataset copy lacks a file of this task: " + extract.splitlines()[0][:200], []
     imp = load(base + ".import.json") or {}
     t = (imp.get("tasks") or [{}])[0]
-    replaced = [f"{r['file']}:{r['line']} {r['why']}" for r in t.get("replaced") or []]
+    replaced = [f"{r['file']}:{r['line']}" for r in t.get("replaced") or []]
     if t.get("not_offline"):
         probs = [f"{p['file']}:{p['line']}: {p['reason']}: `{p['text'].strip()[:80]}`" for p in t["not_offline"]]
         return "rejected", "needs the network: " + "; ".join(probs), replaced
@@ -70,14 +70,16 @@ def main():
         secs = text(base + ".seconds") or "?"
         counts[(ds, v)] += 1
         if v != "kept":
-            reasons[reason.split(":")[0] + ": " + reason.split(":")[1].strip()[:60] if ":" in reason else reason] += 1
-        rows.append((ds, task, language(ds, task), v, reason, "<br>".join(replaced), secs))
+            reasons[reason.split(":")[0]] += 1
+        rows.append((ds, task, language(ds, task), v, reason, ", ".join(replaced), secs))
     out = sys.stdout
     out.write("# Corpus: real terminal-bench tasks through rbx\n\n")
     out.write(f"Produced by `{command}` (dataset rese1f/terminal-bench-datasets at {rev}): each task is\n"
               "imported (`rbx import terminal-bench`, its image built offline from the local toolchain\n"
               "images), then its reference solution is prefiltered with `rbx prefilter --repeats 2`.\n"
-              "The selection is documented in the script's header. Time is import + build + prefilter.\n\n")
+              "The selection is documented in the script's header. Time is import + build + prefilter.\n"
+              "Offline replacements name the replaced lines (`rbx import --output json` gives each one's\n"
+              "replacement and reason).\n\n")
     out.write("| dataset | kept | rejected |\n|---|---|---|\n")
     for ds in ("evoeval", "deveval", "aider_polyglot"):
         out.write(f"| {ds} | {counts[(ds, 'kept')]} | {sum(n for (d, v), n in counts.items() if d == ds and v != 'kept')} |\n")
