@@ -23,7 +23,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 			status += " (resumed)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\n", r.Key.display(), dash(r.Task), status, reason,
-			r.Passed, len(r.Repeats), r.Deepest, r.T, r.Duration.Round(10*time.Millisecond), oneLine(r.Detail, 90))
+			r.Passed, len(r.Repeats), r.Deepest, r.T, r.Duration.Round(10*time.Millisecond), oneLine(detail(r), 120))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -47,6 +47,24 @@ func WriteTable(w io.Writer, rep *Report) error {
 		fmt.Fprintln(w, "interrupted: undecided trajectories are judged by a run with --resume")
 	}
 	return nil
+}
+
+// detail is the verdict's explanation; a failed verifier's names the
+// failing tests when its output reports them.
+func detail(r Result) string {
+	if (r.Reason != ReasonVerifyFailed && r.Reason != ReasonFlaky) || r.Failure == nil {
+		return r.Detail
+	}
+	names := FailingTests(r.Failure.Output)
+	if len(names) == 0 {
+		return r.Detail
+	}
+	const shown = 3
+	s := r.Detail + ": " + strings.Join(names[:min(shown, len(names))], ", ")
+	if len(names) > shown {
+		s += fmt.Sprintf(" (+%d)", len(names)-shown)
+	}
+	return s
 }
 
 // display is "file#id", or "file:line" for a JSONL line without an id.

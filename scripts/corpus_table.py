@@ -43,7 +43,7 @@ def verdict(base):
         return "not extracted", "the fetched dataset copy lacks a file of this task: " + extract.splitlines()[0][:200], []
     imp = load(base + ".import.json") or {}
     t = (imp.get("tasks") or [{}])[0]
-    replaced = [f"{r['file']}:{r['line']}" for r in t.get("replaced") or []]
+    replaced = [f"{r['file']}:{r['line']}" for r in t.get("replacements") or []]
     if t.get("not_offline"):
         probs = [f"{p['file']}:{p['line']}: {p['reason']}: `{p['text'].strip()[:80]}`" for p in t["not_offline"]]
         return "rejected", "needs the network: " + "; ".join(probs), replaced

@@ -9,7 +9,9 @@ type Task struct {
 	ID string `json:"id"`
 	// Instruction is what the agent is asked to do.
 	Instruction string `json:"instruction"`
-	// Image is a local image reference; exactly one of Image and Build is set.
+	// Image is a local image reference. With Build too, Image is the tag of
+	// the image built from Build (by rbx import), and Build is how to rebuild
+	// it on another engine: the context travels with the task.
 	Image string `json:"image,omitempty"`
 	// Build describes an image built from a Dockerfile next to the task.
 	Build *Build `json:"build,omitempty"`

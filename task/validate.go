@@ -33,9 +33,7 @@ func (t *Task) validate(r *source.Reporter) {
 	}
 	switch {
 	case t.Image == "" && t.Build == nil:
-		r.Errorf("image", `required: exactly one of "image" and "build"`)
-	case t.Image != "" && t.Build != nil:
-		r.Errorf("build", `expected exactly one of "image" and "build", got both`)
+		r.Errorf("image", `required: "image", "build", or both`)
 	case t.Build != nil:
 		checkRelative(r, "build.context", t.Build.Context, true)
 		if t.Build.Dockerfile != "" {

@@ -33,10 +33,7 @@ func newImagesCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 		Short: "List the recipes and whether each image is present",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, r := range images.Recipes() {
-				fmt.Fprintf(s.Out, "%-24s %s\n", r.Name, r.Description)
-			}
-			return nil
+			return runImagesList(cmd.Context(), s, logger())
 		},
 	})
 	return cmd

@@ -16,17 +16,21 @@ import (
 
 // taskImport is the outcome of one task folder.
 type taskImport struct {
-	Source  string           `json:"source"`
-	Dir     string           `json:"dir,omitempty"`
-	Image   string           `json:"image,omitempty"`
-	Built   bool             `json:"built,omitempty"`
-	Steps   int              `json:"steps,omitempty"`
-	Offline []tbench.Problem `json:"not_offline,omitempty"`
-	// Replaced lists the task's network commands replaced offline.
-	Replaced []tbench.Replacement `json:"replaced,omitempty"`
-	Error    string               `json:"error,omitempty"`
-	w        *tbench.Written
-	base     string
+	Source string `json:"source"`
+	Dir    string `json:"dir,omitempty"`
+	Image  string `json:"image,omitempty"`
+	Built  bool   `json:"built,omitempty"`
+	// ImageState is "built", "present", or "not built" (--build=false or
+	// no engine): what the import knows about the task's image.
+	ImageState string           `json:"image_state,omitempty"`
+	Steps      int              `json:"steps,omitempty"`
+	Offline    []tbench.Problem `json:"not_offline,omitempty"`
+	// Replacements are the Dockerfile and test-script lines run differently (offline).
+	Replacements []tbench.Replacement `json:"replacements,omitempty"`
+	Warnings     []string             `json:"warnings,omitempty"`
+	Error        string               `json:"error,omitempty"`
+	w            *tbench.Written
+	base         string
 }
 
 func runImportTasks(ctx context.Context, s Streams, log *slog.Logger, o *importOptions) error {
@@ -44,6 +48,9 @@ func runImportTasks(ctx context.Context, s Streams, log *slog.Logger, o *importO
 	failed := 0
 	for _, d := range dirs {
 		r := importTask(d, o.out, conv)
+		if r.Error == "" {
+			r.ImageState = "not built"
+		}
 		if r.Error == "" && o.build {
 			if err := buildTaskImage(ctx, s, log, o, r); err != nil {
 				r.Error = err.Error()
@@ -95,6 +102,9 @@ func importTask(dir, out string, conv tbench.Options) *taskImport {
 	r := &taskImport{Source: dir}
 	c, err := tbench.Convert(dir, conv)
 	var off *tbench.OfflineError
+	if c != nil {
+		r.Replacements, r.Warnings = c.Replacements, c.Warnings
+	}
 	if errors.As(err, &off) {
 		r.Offline, r.Error = off.Problems, err.Error()
 		return r
@@ -109,7 +119,6 @@ func importTask(dir, out string, conv tbench.Options) *taskImport {
 		return r
 	}
 	r.Dir, r.Image, r.Steps, r.w, r.base = w.Dir, w.Image, len(c.Trajectory.Steps), w, c.BaseImage
-	r.Replaced = c.Replacements
 	return r
 }
 
@@ -138,9 +147,13 @@ func buildTaskImage(ctx context.Context, s Streams, log *slog.Logger, o *importO
 		}
 	}
 	if r.w.ContextDir == "" {
+		r.ImageState = "present"
 		return nil
 	}
 	r.Built, err = images.BuildTask(ctx, rt.Client(), r.w.ContextDir, r.Image, nil)
+	if err == nil {
+		r.ImageState = map[bool]string{true: "built", false: "present"}[r.Built]
+	}
 	return err
 }
 
@@ -149,13 +162,15 @@ func printTaskImport(s Streams, r *taskImport) {
 	case r.Error != "":
 		fmt.Fprintf(s.ErrOut, "%s: %s\n", r.Source, r.Error)
 	default:
-		built := "present"
-		if r.Built {
-			built = "built"
+		fmt.Fprintf(s.Out, "%s → %s (%d steps, image %s %s)\n", r.Source, r.Dir, r.Steps, r.Image, r.ImageState)
+	}
+	if len(r.Replacements) > 0 {
+		fmt.Fprintf(s.Out, "  %d line(s) replaced by offline equivalents:\n", len(r.Replacements))
+		for _, rep := range r.Replacements {
+			fmt.Fprintf(s.Out, "  %s\n", rep)
 		}
-		fmt.Fprintf(s.Out, "%s → %s (%d steps, image %s %s)\n", r.Source, r.Dir, r.Steps, r.Image, built)
-		for _, rep := range r.Replaced {
-			fmt.Fprintf(s.Out, "  replaced %s\n", rep)
-		}
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(s.ErrOut, "warning: %s\n", w)
 	}
 }

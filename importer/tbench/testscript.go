@@ -39,7 +39,7 @@ type lineRule struct {
 
 // cmdPos is a command position: line start, after an operator, or after a
 // reserved word that starts a command.
-const cmdPos = `(^|[;&|(]\s*|\b(?:then|do|else|if|while|until|!)\s+)`
+const cmdPos = `(^\s*|[;&|(]\s*|\b(?:then|do|else|if|while|until|!)\s+)`
 
 // testRules are tried in order on every live line of a test script; the
 // first that matches decides. Docs: docs/terminal-bench.md.
@@ -62,14 +62,14 @@ var testRules = []lineRule{
 	{re: regexp.MustCompile(cmdPos + `git\s+clone\b([^;&|]*?)(https?://|git@)[^\s;&|]*googletest(\.git)?\b`),
 		repl: `${1}` + offlineTool + ` git-clone${2}googletest`,
 		why:  "copies Debian's googletest sources (/usr/src/googletest, package googletest) instead of cloning GitHub"},
-	{re: regexp.MustCompile(cmdPos + `npm\s+(install|i|ci)\s*($|[;&|)])`),
-		repl: `${1}` + offlineTool + ` npm-install${3}`,
+	{re: regexp.MustCompile(cmdPos + `npm\s+(install|i|ci)((?:\s+-[^g\s]\S*)*)\s*($|[;&|)])`),
+		repl: `${1}` + offlineTool + ` npm-install${4}`,
 		why:  "npm install checks that every package.json dependency is installed (node_modules or Debian's /usr/share/nodejs) and links it, failing naming what is not"},
 	{re: regexp.MustCompile(`\badd-apt-repository\b`), problem: "PPAs are not reachable"},
 	{re: regexp.MustCompile(`(^|[\s;&|(])\./gradlew\b|\bgradle\s+\S*(test|build)`), problem: "Gradle downloads its distribution and Maven dependencies, which are not reachable"},
 	{re: regexp.MustCompile(`\b(curl|wget)\b[^\n]*\b(https?|ftp)://`), problem: "downloads from the network"},
 	{re: regexp.MustCompile(`\bgit\s+clone\b[^\n]*(https?://|git@)`), problem: "clones from the network (only googletest has a local source)"},
-	{re: regexp.MustCompile(`\b(npm\s+(install|i|ci|add)\s+[^-\s;&|]|yarn\s+add|pnpm\s+(add|install)|cargo\s+install|go\s+install)\b`), problem: "downloads packages from a registry"},
+	{re: regexp.MustCompile(`\b(npm\s+(install|i|ci|add)\s+[^\s;&|)]|yarn\s+add|pnpm\s+(add|install)|cargo\s+install|go\s+install)\b`), problem: "downloads packages from a registry"},
 	{re: regexp.MustCompile(`\bconda\s+install\b`), problem: "conda channels are not reachable"},
 }
 
@@ -108,7 +108,7 @@ func rewriteTestScript(file, script string) (string, []Replacement, []Problem) {
 }
 
 var (
-	ifLiteral = regexp.MustCompile(`^(if|elif)\s+\[\[?\s+"?([^"\s]*)"?\s+==?\s+"?([^"\s]*)"?\s+\]\]?\s*;\s*then$`)
+	ifLiteral = regexp.MustCompile(`^(if|elif)\s+\[\[?\s+"?([^"\s$\x60]*)"?\s+==?\s+"?([^"\s$\x60]*)"?\s+\]\]?\s*;\s*then$`)
 	ifOpen    = regexp.MustCompile(`^if\b`)
 	oneLineIf = regexp.MustCompile(`\bfi\s*(;|$|#|\)|&|\|)`)
 )

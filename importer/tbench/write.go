@@ -41,6 +41,9 @@ func (c *Converted) Write(out string) (*Written, error) {
 			return nil, err
 		}
 		w.Image = tag
+		// The context travels with the task (and a kept set), so the image
+		// can be rebuilt on another engine.
+		c.Task.Build = &task.Build{Context: "environment"}
 	}
 	c.Task.Image = w.Image
 	w.TaskPath, w.TrajectoryPath = filepath.Join(w.Dir, "task.json"), filepath.Join(w.Dir, "reference.json")
