@@ -61,8 +61,8 @@ func TestIntegrationCorpusPrefilter(t *testing.T) {
 			fault, known := corpusVerdicts[name]
 			require.True(t, known, "corpus task %s has no expected verdict in corpusVerdicts", name)
 			verdict := prefilterTask(ctx, t, rt, b, rp, dir)
-			if strings.Contains(verdict, speedGate) {
-				t.Skipf("the task's speed gate failed on this loaded machine (a flaky task): %s", verdict)
+			if fault == "" && onlySpeedGate(verdict) {
+				t.Skipf("the task's own speed gate failed on this loaded machine (a timing assertion: flaky by design): %s", firstLine(verdict))
 			}
 			if fault == "" {
 				assert.Equal(t, "kept", verdict)
@@ -108,4 +108,13 @@ func prefilterTask(ctx context.Context, t *testing.T, rt *docker.Runtime, b *ima
 		out = res.Failure.Output
 	}
 	return fmt.Sprintf("rejected: %s: %s: failing %v\n%s", res.Reason, res.Detail, prefilter.FailingTests(out), out)
+}
+
+// onlySpeedGate reports a rejection whose only failing test is the
+// corpus's CPU-speed assertion.
+func onlySpeedGate(verdict string) bool {
+	if strings.Contains(verdict, speedGate) {
+		return true
+	}
+	return strings.Contains(firstLine(verdict), "failing ["+"test_outputs.py::"+speedTest+"]")
 }
