@@ -33,6 +33,9 @@ def language(ds, task):
     return task.split("-")[0]
 
 
+INCOMPLETE = "task incomplete in dataset"
+
+
 def cell(s):
     return s.replace("|", "\\|").replace("\n", "<br>")
 
@@ -40,7 +43,9 @@ def cell(s):
 def verdict(base):
     extract = text(base + ".extract.log")
     if extract and not os.path.exists(base + ".import.json"):
-        return "not extracted", "the fetched dataset copy lacks a file of this task: " + extract.splitlines()[0][:200], []
+        # Not a verdict on the task or on rbx: the dataset copy lacks some of
+        # the task's files (their blobs), so it cannot be imported at all.
+        return INCOMPLETE, "the fetched dataset copy lacks a file of this task: " + extract.splitlines()[0][:200], []
     imp = load(base + ".import.json") or {}
     t = (imp.get("tasks") or [{}])[0]
     replaced = [f"{r['file']}:{r['line']}" for r in t.get("replacements") or []]
@@ -69,7 +74,7 @@ def main():
         v, reason, replaced = verdict(base)
         secs = text(base + ".seconds") or "?"
         counts[(ds, v)] += 1
-        if v != "kept":
+        if v not in ("kept", INCOMPLETE):
             reasons[reason.split(":")[0]] += 1
         rows.append((ds, task, language(ds, task), v, reason, ", ".join(replaced), secs))
     out = sys.stdout
@@ -80,11 +85,18 @@ def main():
               "The selection is documented in the script's header. Time is import + build + prefilter.\n"
               "Offline replacements name the replaced lines (`rbx import --output json` gives each one's\n"
               "replacement and reason).\n\n")
-    out.write("| dataset | kept | rejected |\n|---|---|---|\n")
-    for ds in ("evoeval", "deveval", "aider_polyglot"):
-        out.write(f"| {ds} | {counts[(ds, 'kept')]} | {sum(n for (d, v), n in counts.items() if d == ds and v != 'kept')} |\n")
-    total_kept = sum(n for (d, v), n in counts.items() if v == "kept")
-    out.write(f"| **all** | **{total_kept}** | **{len(rows) - total_kept}** |\n\n")
+    out.write("| dataset | language | kept | rejected | task incomplete in dataset |\n|---|---|---|---|---|\n")
+    groups = collections.OrderedDict()
+    for ds, task, lang, v, *_ in rows:
+        groups.setdefault((ds, lang), collections.Counter())[v] += 1
+    total = collections.Counter()
+    for (ds, lang), c in groups.items():
+        rej = sum(n for v, n in c.items() if v not in ("kept", INCOMPLETE))
+        total.update({"kept": c["kept"], "rejected": rej, INCOMPLETE: c[INCOMPLETE]})
+        out.write(f"| {ds} | {lang} | {c['kept']} | {rej} | {c[INCOMPLETE]} |\n")
+    out.write(f"| **all** | | **{total['kept']}** | **{total['rejected']}** | **{total[INCOMPLETE]}** |\n\n")
+    out.write(f"{total['kept'] + total['rejected']} tasks imported and prefiltered; {total[INCOMPLETE]} more are in the\n"
+              "selection but cannot be extracted from the fetched copy (missing blobs), so they are not counted.\n\n")
     if reasons:
         out.write("Rejections by reason:\n\n")
         for r, n in reasons.most_common():
