@@ -15,7 +15,8 @@
 #                   implementation, unit-testing, acceptance-testing, ...;
 #   aider_polyglot  the first $POLYGLOT (4) tasks of each language (cpp, go,
 #                   java, javascript, python, rust).
-# Set EVOEVAL, POLYGLOT or ONLY (a regexp on dataset/task) for a subset.
+# Set EVOEVAL, POLYGLOT or ONLY (a regexp on dataset/task) for a subset, JOBS
+# for tasks run at a time (default 1).
 set -euo pipefail
 
 gitdir=${1:?usage: scripts/corpus.sh GITDIR [OUT.md]}
@@ -24,6 +25,7 @@ out=${2:-$root/docs/corpus.md}
 evoeval=${EVOEVAL:-24}
 polyglot=${POLYGLOT:-4}
 only=${ONLY:-.}
+jobs=${JOBS:-1}
 export LC_ALL=C
 
 git -C "$gitdir" rev-parse --verify -q HEAD >/dev/null || { echo "corpus: $gitdir is not a git directory" >&2; exit 2; }
@@ -48,18 +50,20 @@ echo "corpus: $(wc -l <"$work/selection") tasks from $gitdir ($rev)" >&2
 # Base and toolchain images are built on demand by the import (cached).
 
 mkdir -p "$work/src" "$work/tasks" "$work/results"
-while IFS=/ read -r ds task; do
-	res=$work/results/$ds--$task
+
+# one DATASET TASK: extract, import (builds the image), prefilter with R = 2.
+one() {
+	local ds=$1 task=$2 res=$work/results/$1--$2 start dir
 	start=$(date +%s)
 	mkdir -p "$work/src/$ds"
 	# The subtree only: a fetched copy may lack the blobs of other tasks.
 	if ! git -C "$gitdir" archive --prefix="$task/" "HEAD:datasets/$ds/$task" 2>"$res.extract.log" |
 		tar -x -C "$work/src/$ds" 2>>"$res.extract.log"; then
-		echo "corpus: $ds/$task: not extracted (see the table)" >&2
+		echo "corpus: $ds/$task: task incomplete in dataset (see the table)" >&2
 		echo 0 >"$res.seconds"
-		continue
+		return
 	fi
-	"$rbx" import terminal-bench "$work/src/$ds/$task" --out "$work/tasks" --output json \
+	"$rbx" import terminal-bench "$work/src/$ds/$task" --out "$work/tasks/$ds" --output json \
 		>"$res.import.json" 2>"$res.import.log" || true
 	dir=$(jq -r '.tasks[0].dir // empty' "$res.import.json" 2>/dev/null || true)
 	if [ -n "$dir" ]; then
@@ -68,8 +72,21 @@ while IFS=/ read -r ds task; do
 	fi
 	echo $(($(date +%s) - start)) >"$res.seconds"
 	echo "corpus: $ds/$task done in $(cat "$res.seconds")s" >&2
+}
+
+# JOBS tasks at a time (default 1): image builds are mostly I/O, so 2–3
+# overlap well; prefilter runs its R repeats concurrently within a task.
+running=0
+while IFS=/ read -r ds task; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n || true
+		running=$((running - 1))
+	fi
+	one "$ds" "$task" &
+	running=$((running + 1))
 done <"$work/selection"
+wait
 
 python3 "$root/scripts/corpus_table.py" "$work/selection" "$work/results" "$rev" \
-	"EVOEVAL=$evoeval POLYGLOT=$polyglot ONLY='$only' scripts/corpus.sh $gitdir" >"$out"
+	"EVOEVAL=$evoeval POLYGLOT=$polyglot ONLY='$only' JOBS=$jobs scripts/corpus.sh $gitdir" >"$out"
 echo "corpus: wrote $out" >&2

@@ -34,6 +34,8 @@ def language(ds, task):
 
 
 INCOMPLETE = "task incomplete in dataset"
+NOT_RUN = "not run"
+UNCOUNTED = (INCOMPLETE, NOT_RUN)
 
 
 def cell(s):
@@ -41,6 +43,8 @@ def cell(s):
 
 
 def verdict(base):
+    if not os.path.exists(base + ".seconds"):
+        return NOT_RUN, "the run ended before this task", []
     extract = text(base + ".extract.log")
     if extract and not os.path.exists(base + ".import.json"):
         # Not a verdict on the task or on rbx: the dataset copy lacks some of
@@ -74,7 +78,7 @@ def main():
         v, reason, replaced = verdict(base)
         secs = text(base + ".seconds") or "?"
         counts[(ds, v)] += 1
-        if v not in ("kept", INCOMPLETE):
+        if v not in ("kept",) + UNCOUNTED:
             reasons[reason.split(":")[0]] += 1
         rows.append((ds, task, language(ds, task), v, reason, ", ".join(replaced), secs))
     out = sys.stdout
@@ -85,16 +89,16 @@ def main():
               "The selection is documented in the script's header. Time is import + build + prefilter.\n"
               "Offline replacements name the replaced lines (`rbx import --output json` gives each one's\n"
               "replacement and reason).\n\n")
-    out.write("| dataset | language | kept | rejected | task incomplete in dataset |\n|---|---|---|---|---|\n")
+    out.write("| dataset | language | kept | rejected | task incomplete in dataset | not run |\n|---|---|---|---|---|---|\n")
     groups = collections.OrderedDict()
     for ds, task, lang, v, *_ in rows:
         groups.setdefault((ds, lang), collections.Counter())[v] += 1
     total = collections.Counter()
     for (ds, lang), c in groups.items():
-        rej = sum(n for v, n in c.items() if v not in ("kept", INCOMPLETE))
-        total.update({"kept": c["kept"], "rejected": rej, INCOMPLETE: c[INCOMPLETE]})
-        out.write(f"| {ds} | {lang} | {c['kept']} | {rej} | {c[INCOMPLETE]} |\n")
-    out.write(f"| **all** | | **{total['kept']}** | **{total['rejected']}** | **{total[INCOMPLETE]}** |\n\n")
+        rej = sum(n for v, n in c.items() if v not in ("kept",) + UNCOUNTED)
+        total.update({"kept": c["kept"], "rejected": rej, INCOMPLETE: c[INCOMPLETE], NOT_RUN: c[NOT_RUN]})
+        out.write(f"| {ds} | {lang} | {c['kept']} | {rej} | {c[INCOMPLETE]} | {c[NOT_RUN]} |\n")
+    out.write(f"| **all** | | **{total['kept']}** | **{total['rejected']}** | **{total[INCOMPLETE]}** | **{total[NOT_RUN]}** |\n\n")
     out.write(f"{total['kept'] + total['rejected']} tasks imported and prefiltered; {total[INCOMPLETE]} more are in the\n"
               "selection but cannot be extracted from the fetched copy (missing blobs), so they are not counted.\n\n")
     if reasons:
