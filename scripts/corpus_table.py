@@ -6,6 +6,7 @@ usage: corpus_table.py SELECTION RESULTS_DIR REV COMMAND
 import collections
 import json
 import os
+import re
 import sys
 
 
@@ -69,6 +70,16 @@ def verdict(base):
     return tr.get("status", "rejected"), reason[:500], replaced
 
 
+def reason_kind(reason):
+    """The reason without lines, quoted text and test output: what groups."""
+    k = re.sub(r"\S+:\d+: ", "", reason)
+    k = re.sub(r"`[^`]*`", "", k)
+    k = re.sub(r"(; )+", "; ", k).strip(" ;:")
+    head, sep, rest = k.partition(": ")
+    parts = list(dict.fromkeys(x.strip(" :") for x in rest.split(";")))
+    return (head + sep + "; ".join(parts))[:240]
+
+
 def main():
     selection, results, rev, command = sys.argv[1:5]
     rows, counts, reasons = [], collections.Counter(), collections.Counter()
@@ -79,7 +90,7 @@ def main():
         secs = text(base + ".seconds") or "?"
         counts[(ds, v)] += 1
         if v not in ("kept",) + UNCOUNTED:
-            reasons[reason.split(":")[0]] += 1
+            reasons[reason_kind(reason)] += 1
         rows.append((ds, task, language(ds, task), v, reason, ", ".join(replaced), secs))
     out = sys.stdout
     out.write("# Corpus: real terminal-bench tasks through rbx\n\n")
