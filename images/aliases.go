@@ -3,6 +3,7 @@ package images
 import (
 	_ "embed"
 	"fmt"
+	"os"
 	"path"
 	"strings"
 
@@ -89,4 +90,23 @@ func globMatch(pattern, s string) bool {
 		s = s[i+len(p):]
 	}
 	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+// AliasesEnv names a user alias file consulted before the built-in table
+// when no --aliases flag is given.
+const AliasesEnv = "RBX_ALIASES"
+
+// LoadAliases reads a user alias file (same shape as images/aliases.yaml)
+// and returns its entries followed by the built-in table, so the user's
+// entries win.
+func LoadAliases(path string) (Aliases, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read aliases %q: %w", path, err)
+	}
+	user, err := ParseAliases(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return append(user, DefaultAliases()...), nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 )
@@ -18,6 +19,7 @@ import (
 type ImageAPI interface {
 	ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
 	ImageImport(ctx context.Context, src image.ImportSource, ref string, opts image.ImportOptions) (io.ReadCloser, error)
+	ImageBuild(ctx context.Context, buildContext io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
 }
 
 // Builder builds recipe images on demand and imports them into the engine.
@@ -64,13 +66,27 @@ func (b *Builder) Ensure(ctx context.Context, name string) (built bool, err erro
 	}
 	defer unlock()
 
-	current, err := b.upToDate(ctx, r)
+	var digest string
+	if r.Base != "" {
+		if _, err := b.Ensure(ctx, r.Base); err != nil {
+			return false, fmt.Errorf("ensure image %q: base: %w", r.Name, err)
+		}
+		if digest, err = b.toolchainDigest(ctx, r); err != nil {
+			return false, fmt.Errorf("ensure image %q: %w", r.Name, err)
+		}
+	}
+	current, err := b.upToDate(ctx, r, digest)
 	if err != nil || current {
 		return false, err
 	}
 	start := time.Now()
 	b.status("building %s (recipe v%d)", r.Name, r.Version)
-	id, err := b.build(ctx, r)
+	var id string
+	if r.Base != "" {
+		id, err = b.buildToolchain(ctx, r, digest)
+	} else {
+		id, err = b.build(ctx, r)
+	}
 	if err != nil {
 		return false, fmt.Errorf("build image %q: %w", r.Name, err)
 	}
@@ -95,8 +111,9 @@ func (b *Builder) lock(ctx context.Context, name string) (func(), error) {
 }
 
 // upToDate reports whether the image exists with a recipe version label at
-// least r.Version. An image without the label (made by hand) is rebuilt.
-func (b *Builder) upToDate(ctx context.Context, r Recipe) (bool, error) {
+// least r.Version and, for a toolchain recipe, the digest of what it is
+// built from. An image without the labels (made by hand) is rebuilt.
+func (b *Builder) upToDate(ctx context.Context, r Recipe, digest string) (bool, error) {
 	info, err := b.cli.ImageInspect(ctx, r.Name)
 	if cerrdefs.IsNotFound(err) {
 		return false, nil
@@ -105,10 +122,12 @@ func (b *Builder) upToDate(ctx context.Context, r Recipe) (bool, error) {
 		return false, fmt.Errorf("inspect image %q: %w", r.Name, err)
 	}
 	var have int
+	var haveDigest string
 	if info.Config != nil {
 		have, _ = strconv.Atoi(info.Config.Labels[LabelRecipeVersion])
+		haveDigest = info.Config.Labels[LabelRecipeDigest]
 	}
-	if have >= r.Version {
+	if have >= r.Version && haveDigest == digest {
 		return true, nil
 	}
 	b.cfg.log.Info("image is older than its recipe", "image", r.Name, "have", have, "want", r.Version)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	dockerspec "github.com/moby/docker-image-spec/specs-go/v1"
@@ -22,6 +23,12 @@ type fakeEngine struct {
 	images  map[string]map[string]string
 	imports []image.ImportOptions
 	reply   string // engine response for the next imports
+	builds  []fakeBuild
+}
+
+type fakeBuild struct {
+	opts    build.ImageBuildOptions
+	context []byte
 }
 
 func (f *fakeEngine) ImageInspect(_ context.Context, ref string, _ ...client.ImageInspectOption) (image.InspectResponse, error) {
@@ -33,7 +40,7 @@ func (f *fakeEngine) ImageInspect(_ context.Context, ref string, _ ...client.Ima
 	}
 	cfg := &dockerspec.DockerOCIImageConfig{}
 	cfg.Labels = labels
-	return image.InspectResponse{Config: cfg}, nil
+	return image.InspectResponse{ID: "sha256:" + ref + labels[LabelRecipeVersion], Config: cfg}, nil
 }
 
 func (f *fakeEngine) ImageImport(_ context.Context, src image.ImportSource, ref string, opts image.ImportOptions) (io.ReadCloser, error) {

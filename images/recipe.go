@@ -14,6 +14,10 @@ import (
 const (
 	LabelRecipe        = "rbx.recipe"
 	LabelRecipeVersion = "rbx.recipe.version"
+	// LabelRecipeDigest is set on toolchain images: the SHA-256 of their
+	// build context and of their base image's ID, so a changed Dockerfile or
+	// a rebuilt base triggers a rebuild.
+	LabelRecipeDigest = "rbx.recipe.digest"
 )
 
 // defaultPath is the PATH every recipe image gets; imported images have no
@@ -33,8 +37,21 @@ type Recipe struct {
 	// import, as with `docker import --change`.
 	Changes []string
 
+	// Provides names the toolchains a toolchain image has, with their
+	// versions ("go": "1.21", "npm:jest": "29"...): the task importer
+	// replaces a Dockerfile line that downloads one of them by the image's
+	// own. Toolchain images also provide what their base provides.
+	Provides map[string]string
+
+	// Base is the recipe image a toolchain recipe builds on ("" for a
+	// rootfs recipe); it is built first when missing.
+	Base string
+
 	// source returns the rootfs tarball; the caller closes it.
 	source func(ctx context.Context, b *Builder, r Recipe) (io.ReadCloser, error)
+	// context is the toolchain recipe's build context under recipes/ in
+	// the embedded files (a Dockerfile FROM Base, and what it copies).
+	context string
 }
 
 var recipes = []Recipe{
@@ -53,6 +70,42 @@ var recipes = []Recipe{
 			`CMD ["bash"]`, "WORKDIR /"},
 		source: debianSource,
 	},
+	{
+		Name: "rbx/buildpack-deps:bookworm",
+		Description: "build tools (gcc, make, cmake) plus Go 1.21, Rust 1.85, Node 18 with jest, JDK 17, " +
+			"from Debian's packages",
+		Version: 1,
+		Base:    "rbx/debian:bookworm",
+		context: "buildpack-deps",
+		Provides: map[string]string{"go": "1.21", "rust": "1.85", "node": "18", "java": "17", "python": "3.11",
+			"npm:jest": "29", "npm:babel-jest": "29", "npm:@babel/core": "7", "npm:@babel/preset-env": "7",
+			"npm:eslint": "6"},
+	},
+	{
+		Name: "rbx/deveval:bookworm",
+		Description: "DevEval toolchain: buildpack-deps plus googletest, gcovr, pytest-cov, " +
+			"a pytest-json-report stand-in, pandas, numpy, opencv",
+		Version: 1,
+		Base:    "rbx/buildpack-deps:bookworm",
+		context: "deveval",
+	},
+}
+
+// Provided returns what the recipe image name provides, its bases'
+// toolchains included; nil for an image no recipe builds.
+func Provided(name string) map[string]string {
+	r, ok := Lookup(name)
+	if !ok {
+		return nil
+	}
+	out := Provided(r.Base)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for k, v := range r.Provides {
+		out[k] = v
+	}
+	return out
 }
 
 // Recipes returns every known recipe, sorted by name.

@@ -37,12 +37,16 @@ func TestNormalize(t *testing.T) {
 
 func TestRecipesAreComplete(t *testing.T) {
 	rs := Recipes()
-	assert.Len(t, rs, 2)
+	assert.Len(t, rs, 4)
 	for i, r := range rs {
 		assert.NotEmpty(t, r.Description, r.Name)
 		assert.Positive(t, r.Version, r.Name)
-		assert.NotNil(t, r.source, r.Name)
-		assert.Contains(t, r.Changes, "ENV PATH="+defaultPath, r.Name)
+		if r.Base == "" {
+			assert.NotNil(t, r.source, r.Name)
+			assert.Contains(t, r.Changes, "ENV PATH="+defaultPath, r.Name)
+		} else {
+			assert.NotEmpty(t, r.context, r.Name)
+		}
 		if i > 0 {
 			assert.Less(t, rs[i-1].Name, r.Name, "sorted")
 		}

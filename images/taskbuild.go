@@ -95,12 +95,24 @@ func TaskTag(id, dir string) (string, error) {
 	return TaskImagePrefix + id + ":" + hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
+// BaseIDLabel records the ID of the image a task image was built FROM. The
+// tag hashes the build context only, so without it a task image would
+// outlive a rebuilt base (a changed toolchain recipe) and keep the old one.
+const BaseIDLabel = "rbx.base-id"
+
 // BuildTask builds the Dockerfile in dir (its FROM already a local image)
-// as tag through the Engine API, unless tag exists. It reports whether it
-// built; build output goes to progress.
+// as tag through the Engine API, unless tag exists and was built from the
+// base image present now. It reports whether it built; build output goes to
+// progress.
 func BuildTask(ctx context.Context, cli TaskImageAPI, dir, tag string, progress io.Writer) (bool, error) {
-	if _, err := cli.ImageInspect(ctx, tag); err == nil {
-		return false, nil
+	baseID, err := fromImageID(ctx, cli, dir)
+	if err != nil {
+		return false, err
+	}
+	if img, err := cli.ImageInspect(ctx, tag); err == nil {
+		if img.Config != nil && img.Config.Labels[BaseIDLabel] == baseID {
+			return false, nil
+		}
 	} else if !cerrdefs.IsNotFound(err) {
 		return false, fmt.Errorf("inspect image %s: %w", tag, err)
 	}
@@ -110,7 +122,7 @@ func BuildTask(ctx context.Context, cli TaskImageAPI, dir, tag string, progress 
 	}
 	resp, err := cli.ImageBuild(ctx, &buf, build.ImageBuildOptions{
 		Tags: []string{tag}, Dockerfile: "Dockerfile", Remove: true, ForceRemove: true,
-		PullParent: false, Labels: map[string]string{"rbx.managed": "true", "rbx.task-image": "true"},
+		PullParent: false, Labels: map[string]string{"rbx.managed": "true", "rbx.task-image": "true", BaseIDLabel: baseID},
 	})
 	if err != nil {
 		return false, fmt.Errorf("build image %s: %w", tag, err)
@@ -149,4 +161,43 @@ func readBuildStream(r io.Reader, progress io.Writer) error {
 			return errors.New(strings.TrimSpace(m.Error))
 		}
 	}
+}
+
+// fromImageID returns the ID of the image the first FROM in dir/Dockerfile
+// names ("" when it names none, e.g. scratch, or it is not present: the
+// build then fails with the engine's own message).
+func fromImageID(ctx context.Context, cli TaskImageAPI, dir string) (string, error) {
+	path := filepath.Join(dir, "Dockerfile")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read %q: %w", path, err)
+	}
+	ref := firstFrom(string(data))
+	if ref == "" || ref == "scratch" {
+		return "", nil
+	}
+	img, err := cli.ImageInspect(ctx, ref)
+	if cerrdefs.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("inspect base image %s: %w", ref, err)
+	}
+	return img.ID, nil
+}
+
+// firstFrom returns the image of a Dockerfile's first FROM, flags skipped.
+func firstFrom(dockerfile string) string {
+	for _, line := range strings.Split(dockerfile, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || !strings.EqualFold(f[0], "FROM") {
+			continue
+		}
+		for _, w := range f[1:] {
+			if !strings.HasPrefix(w, "--") {
+				return w
+			}
+		}
+	}
+	return ""
 }

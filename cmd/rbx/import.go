@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/importer"
 	"github.com/rbx-sandbox/rbx/importer/tbench"
 	"github.com/rbx-sandbox/rbx/trajectory"
@@ -20,6 +21,7 @@ import (
 type importOptions struct {
 	format, src, out string
 	toolsMap         string
+	aliases          string
 	task, id         string
 	output           string
 	build            bool
@@ -57,6 +59,7 @@ rbx-task/<id>:<hash>. A task that needs PyPI, PPAs or downloads is reported with
 	f := cmd.Flags()
 	f.StringVar(&o.out, "out", "", "output directory (required)")
 	f.StringVar(&o.toolsMap, "tools-map", "", "YAML file of extra tool → action rules (same shape as the built-in table)")
+	f.StringVar(&o.aliases, "aliases", os.Getenv(images.AliasesEnv), "YAML file of base image aliases searched before the built-in table (default $"+images.AliasesEnv+"; docs/terminal-bench-images.md)")
 	f.StringVar(&o.task, "task", "", `task reference written into imported trajectories (default "task.yaml")`)
 	f.StringVar(&o.id, "id", "", "id of the imported trajectory (default: from the input)")
 	f.StringVar(&o.output, "output", "table", "table or json (the import report)")

@@ -24,11 +24,12 @@ type taskImport struct {
 	ImageState string           `json:"image_state,omitempty"`
 	Steps      int              `json:"steps,omitempty"`
 	Offline    []tbench.Problem `json:"not_offline,omitempty"`
-	// Replacements are the test-script lines run differently (offline).
+	// Replacements are the Dockerfile and test-script lines run differently (offline).
 	Replacements []tbench.Replacement `json:"replacements,omitempty"`
 	Warnings     []string             `json:"warnings,omitempty"`
 	Error        string               `json:"error,omitempty"`
 	w            *tbench.Written
+	base         string
 }
 
 func runImportTasks(ctx context.Context, s Streams, log *slog.Logger, o *importOptions) error {
@@ -36,10 +37,16 @@ func runImportTasks(ctx context.Context, s Streams, log *slog.Logger, o *importO
 	if err != nil {
 		return err
 	}
+	conv := tbench.Options{}
+	if o.aliases != "" {
+		if conv.Aliases, err = images.LoadAliases(o.aliases); err != nil {
+			return usageError("--aliases: %w", err)
+		}
+	}
 	var results []*taskImport
 	failed := 0
 	for _, d := range dirs {
-		r := importTask(d, o.out)
+		r := importTask(d, o.out, conv)
 		if r.Error == "" {
 			r.ImageState = "not built"
 		}
@@ -90,9 +97,9 @@ func taskDirs(src string) ([]string, error) {
 	return out, nil
 }
 
-func importTask(dir, out string) *taskImport {
+func importTask(dir, out string, conv tbench.Options) *taskImport {
 	r := &taskImport{Source: dir}
-	c, err := tbench.Convert(dir, tbench.Options{})
+	c, err := tbench.Convert(dir, conv)
 	var off *tbench.OfflineError
 	if c != nil {
 		r.Replacements, r.Warnings = c.Replacements, c.Warnings
@@ -110,7 +117,7 @@ func importTask(dir, out string) *taskImport {
 		r.Error = err.Error()
 		return r
 	}
-	r.Dir, r.Image, r.Steps, r.w = w.Dir, w.Image, len(c.Trajectory.Steps), w
+	r.Dir, r.Image, r.Steps, r.w, r.base = w.Dir, w.Image, len(c.Trajectory.Steps), w, c.BaseImage
 	return r
 }
 
@@ -126,11 +133,7 @@ func buildTaskImage(ctx context.Context, s Streams, log *slog.Logger, o *importO
 		return err
 	}
 	defer rt.Close()
-	base := r.Image
-	if r.w.ContextDir != "" {
-		c, _ := tbench.Convert(r.Source, tbench.Options{})
-		base = c.BaseImage
-	}
+	base := r.base
 	if _, known := images.Lookup(base); known {
 		if _, err := rt.EnsureImage(ctx, base); err != nil {
 			return fmt.Errorf("build base image %s: %w", base, err)
@@ -155,7 +158,7 @@ func printTaskImport(s Streams, r *taskImport) {
 		fmt.Fprintf(s.Out, "%s → %s (%d steps, image %s %s)\n", r.Source, r.Dir, r.Steps, r.Image, r.ImageState)
 	}
 	if len(r.Replacements) > 0 {
-		fmt.Fprintf(s.Out, "  %d test-script line(s) replaced by offline equivalents:\n", len(r.Replacements))
+		fmt.Fprintf(s.Out, "  %d line(s) replaced by offline equivalents:\n", len(r.Replacements))
 		for _, rep := range r.Replacements {
 			fmt.Fprintf(s.Out, "  %s\n", rep)
 		}

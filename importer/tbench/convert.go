@@ -44,7 +44,8 @@ type Converted struct {
 	// TestFiles are test files rbx rewrote (path under tests/ → content):
 	// the test script and the scripts beside it, network lines replaced.
 	TestFiles map[string]string
-	// Replacements lists every replaced test-script line.
+	// Replacements lists every replaced network command: the Dockerfile's
+	// (by what the base image provides) and the test scripts'.
 	Replacements []Replacement
 	// Warnings are semantics the import could not keep exactly (reported,
 	// never silent): an old-format task.yaml, `set -u` in the solution.
@@ -80,6 +81,7 @@ func Convert(dir string, o Options) (*Converted, error) {
 		df := rewriteDockerfile(src.DockerfileName, src.Dockerfile, o.Aliases)
 		problems = append(problems, df.problems...)
 		c.Dockerfile = df.text
+		c.Replacements = df.replacements
 		if len(df.bases) > 0 {
 			c.BaseImage = df.bases[len(df.bases)-1]
 		}

@@ -14,6 +14,10 @@ type dockerfile struct {
 	bases    []string
 	workdir  string
 	problems []Problem
+	// replacements are the network commands of RUN lines replaced by
+	// what the base image provides.
+	replacements []Replacement
+	offline      *offlineRewriter
 }
 
 // instruction is one logical Dockerfile line (continuations joined).
@@ -55,7 +59,7 @@ func instructions(lines []string) []instruction {
 // reports what cannot build offline.
 func rewriteDockerfile(name, src string, aliases images.Aliases) dockerfile {
 	lines := strings.Split(src, "\n")
-	df := dockerfile{}
+	df := dockerfile{offline: &offlineRewriter{file: name}}
 	stages := map[string]bool{}
 	for _, in := range instructions(lines) {
 		fields := strings.Fields(in.text)
@@ -63,7 +67,7 @@ func rewriteDockerfile(name, src string, aliases images.Aliases) dockerfile {
 		case "FROM":
 			df.from(name, in, fields, lines, stages, aliases)
 		case "RUN":
-			df.problems = append(df.problems, scanOffline(name, in.line, in.text)...)
+			df.run(in, lines)
 		case "ADD":
 			if strings.Contains(in.text, "://") {
 				df.problems = append(df.problems, Problem{File: name, Line: in.line, Text: in.text, Reason: "ADD from a URL downloads from the network"})
@@ -107,6 +111,32 @@ func (df *dockerfile) from(name string, in instruction, fields, lines []string, 
 	lines[in.start] = "# rbx import: FROM " + ref + " rewritten to a local image\n" + strings.Replace(lines[in.start], ref, local, 1)
 	df.bases = append(df.bases, local)
 	df.workdir = ""
+	df.offline = &offlineRewriter{file: name, provides: images.Provided(local)}
+}
+
+// run rewrites the network commands of one RUN instruction (shell form)
+// and records what it replaced and what is left.
+func (df *dockerfile) run(in instruction, lines []string) {
+	body := strings.TrimSpace(in.text)[len("RUN"):]
+	if strings.HasPrefix(strings.TrimSpace(body), "[") {
+		df.problems = append(df.problems, scanOffline(df.offline.file, in.line, in.text)...)
+		return
+	}
+	text, reps, problems := df.offline.rewrite(in.line, body)
+	df.problems = append(df.problems, problems...)
+	if len(reps) == 0 {
+		return
+	}
+	df.replacements = append(df.replacements, reps...)
+	var b strings.Builder
+	for _, r := range reps {
+		fmt.Fprintf(&b, "# rbx import: line %d: %s\n", r.Line, r.Why)
+	}
+	b.WriteString("RUN" + strings.ReplaceAll(text, "\n", " \\\n"))
+	lines[in.start] = b.String()
+	for i := in.start + 1; i <= in.end && i < len(lines); i++ {
+		lines[i] = ""
+	}
 }
 
 func orRoot(s string) string {

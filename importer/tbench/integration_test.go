@@ -85,6 +85,12 @@ func importAndBuild(ctx context.Context, t *testing.T, rt *docker.Runtime, dir, 
 	require.NoError(t, err)
 	w, err := c.Write(out)
 	require.NoError(t, err)
+	if _, known := images.Lookup(c.BaseImage); known {
+		b, err := images.NewBuilder(rt.Client())
+		require.NoError(t, err)
+		_, err = b.Ensure(ctx, c.BaseImage) // toolchain images on demand, cached
+		require.NoError(t, err)
+	}
 	if w.ContextDir != "" {
 		_, err := images.BuildTask(ctx, rt.Client(), w.ContextDir, w.Image, nil)
 		require.NoError(t, err)

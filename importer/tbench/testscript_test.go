@@ -28,6 +28,8 @@ func TestRewriteTestScriptLines(t *testing.T) {
 		{"googletest", "git clone https://github.com/google/googletest.git -b v1.14.0", offlineTool + " git-clone googletest -b v1.14.0", ""},
 		{"npm install", "    npm install", "    " + offlineTool + " npm-install", ""},
 		{"npm in subshell", "if (npm install;npm run coverage) > log; then", "if (" + offlineTool + " npm-install;npm run coverage) > log; then", ""},
+		{"cargo add", "    cargo add regex 2>/dev/null || true", "    " + offlineTool + " cargo-add regex 2>/dev/null || true", ""},
+		{"cargo word kept", "cargo test --verbose", "cargo test --verbose", ""},
 		{"uv word kept", "echo uv is fine", "echo uv is fine", ""},
 		{"source env kept", "source $HOME/.local/bin/env", "source $HOME/.local/bin/env", ""},
 		{"gradle wrapper", "if (./gradlew test) > /app/unit_test.log 2>&1; then", "", "Gradle"},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+
+	"github.com/rbx-sandbox/rbx/images"
 )
 
 //go:embed standins
@@ -25,6 +27,11 @@ func standinFiles() map[string]string {
 		out[path.Join("bin", path.Base(p))] = string(b)
 		return nil
 	})
+	// One copy of the pytest-json-report stand-in: the deveval recipe's,
+	// which rbx_requirements.py installs where pip is asked for the plugin.
+	if b, err := images.PytestJSONReportPlugin(); err == nil {
+		out["bin/rbx_pytest_jsonreport.py"] = string(b)
+	}
 	return out
 }
 
