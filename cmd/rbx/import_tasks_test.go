@@ -30,7 +30,7 @@ func TestImportTerminalBenchReport(t *testing.T) {
 	require.Equal(t, 0, code, "%s%s", out.String(), errOut.String())
 	assert.Contains(t, out.String(), "not built)")
 	assert.NotContains(t, out.String(), "present")
-	assert.Contains(t, out.String(), "3 test-script line(s) replaced")
+	assert.Contains(t, out.String(), "3 line(s) replaced by offline equivalents")
 	assert.Contains(t, out.String(), "run-tests.sh:3: curl -LsSf https://astral.sh/uv/0.7.13/install.sh | sh")
 	assert.Contains(t, errOut.String(), `old format with 2 descriptions (keys base, hard); using "base"`)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
 )
 
 // corpusVerdicts are the verdicts the shared corpus must get, as they should
@@ -41,6 +42,7 @@ var corpusVerdicts = map[string]string{
 // through the prefilter package) every task of ../shared/corpus/terminal-bench
 // and checks each verdict against corpusVerdicts.
 func TestIntegrationCorpusPrefilter(t *testing.T) {
+	dockertest.Skip(t)
 	corpus := needCorpus(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
