@@ -34,7 +34,7 @@ const (
 // must be rejected by the verifier.
 func TestIntegrationTerminalBenchCorpus(t *testing.T) {
 	corpus := needCorpus(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	if testing.Short() {
 		t.Skip("-short: skipping a test that needs the Docker engine")
@@ -62,9 +62,9 @@ func TestIntegrationTerminalBenchCorpus(t *testing.T) {
 			if !passed {
 				t.Skipf("the reference does not pass (TestIntegrationCorpusPrefilter asserts its verdict): %s", lastLines(output, 5))
 			}
-			res, ok := ParsePytest(output)
-			require.True(t, ok)
-			assert.True(t, res.OK(), "%+v", res)
+			// The verdict is terminal-bench's parser over the script's output
+			// (verify.sh); polyglot tasks print their own summary line, so no
+			// pytest counts are required here.
 
 			broken := *tr
 			broken.Steps = []trajectory.Step{{Action: trajectory.KindShell, Command: "true"}}
