@@ -175,16 +175,4 @@ func (e *Engine) Restore(tasks []TaskInfo, outcomes []Outcome, rebases ...Rebase
 	return rebaseUpTo(len(outcomes))
 }
 
-func (e *Engine) restoreRebase(rb Rebase) error {
-	ts, err := e.task(rb.Task)
-	if err != nil {
-		return err
-	}
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if rb, err = ts.checkRebase(rb); err != nil {
-		return err
-	}
-	ts.rebase(rb)
-	return nil
-}
+func (e *Engine) restoreRebase(rb Rebase) error { return e.applyRebase(rb, false) }

@@ -28,7 +28,11 @@ type Rebase struct {
 
 // Rebase replaces a task's reference shape. With a Recorder the rebase is
 // durable when Rebase returns nil; on error it was not applied.
-func (e *Engine) Rebase(rb Rebase) error {
+func (e *Engine) Rebase(rb Rebase) error { return e.applyRebase(rb, true) }
+
+// applyRebase checks and applies rb, recording it first when record is set
+// (Restore replays rebases already stored).
+func (e *Engine) applyRebase(rb Rebase, record bool) error {
 	ts, err := e.task(rb.Task)
 	if err != nil {
 		return err
@@ -38,7 +42,7 @@ func (e *Engine) Rebase(rb Rebase) error {
 	if rb, err = ts.checkRebase(rb); err != nil {
 		return err
 	}
-	if e.cfg.recorder != nil {
+	if record && e.cfg.recorder != nil {
 		if err := e.cfg.recorder.RecordRebase(rb); err != nil {
 			return fmt.Errorf("rebase task %q: %w", rb.Task, err)
 		}

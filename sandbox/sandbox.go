@@ -119,11 +119,6 @@ type ExecResult struct {
 	// steps fail with a *SessionLostError until the caller reopens the
 	// session explicitly (SessionReopener). Never set in exec mode.
 	SessionLost bool
-	// SessionRestarted is always false: a lost session is never reopened
-	// quietly any more (see SessionLost).
-	//
-	// Deprecated: use SessionLost; kept until every caller is migrated.
-	SessionRestarted bool
 	// OOMKilled is set when a process of this command was killed by the
 	// kernel OOM killer inside the sandbox's memory limit (the exit code is
 	// then usually 137). The sandbox itself survives; when it does not, Exec

@@ -52,7 +52,7 @@ func TestOfflineRewrite(t *testing.T) {
 		{name: "python 3.12 is a problem", provides: toolchain,
 			run: ` apt-get install -y python3.12`, problems: []string{"needs Python 3.12 (bookworm has 3.11)"}},
 		{name: "jdk 21 becomes 17", provides: toolchain,
-			run: ` apt-get update && apt-get install -y     ca-certificates-java     openjdk-21-jdk     && rm -rf /var/lib/apt/lists/*`,
+			run:  ` apt-get update && apt-get install -y     ca-certificates-java     openjdk-21-jdk     && rm -rf /var/lib/apt/lists/*`,
 			want: ` apt-get update && apt-get install -y     ca-certificates-java     openjdk-17-jdk     && rm -rf /var/lib/apt/lists/*`, reasons: []string{"openjdk-21-jdk → openjdk-17-jdk"}},
 		{name: "every problem of one RUN is named", provides: toolchain,
 			run:      " git clone https://x.org/r.git &&\n pip install flask &&\n wget https://x.org/f.tgz",
