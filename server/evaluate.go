@@ -51,7 +51,7 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	if aerr := s.stillOpen(ep); aerr != nil {
+	if aerr := s.overdue(r.Context(), ep); aerr != nil {
 		return nil, aerr
 	}
 	ep.used = now()
