@@ -65,5 +65,5 @@ func (b *lockedBuffer) Write(p []byte) (int, error) {
 func (b *lockedBuffer) Bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]byte(nil), b.buf.Bytes()...)
+	return append([]byte{}, b.buf.Bytes()...)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,7 +37,16 @@ func (s *Sandbox) run(ctx context.Context, args, env []string, cwd string, stdin
 		out = io.Discard
 	}
 	ctx = s.rt.ctx(ctx)
+	var in *stdinCloser
+	if stdin != nil {
+		in = &stdinCloser{r: stdin, ready: make(chan struct{})}
+		stdin = in
+	}
 	p, err := s.task.Exec(ctx, "x"+randomHex(8), &ps, cio.NewCreator(cio.WithStreams(stdin, out, out)))
+	if in != nil {
+		in.p = p // nil when Exec failed: nothing to close
+		close(in.ready)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("exec %q: %w", args[0], err)
 	}
@@ -101,4 +111,30 @@ func (s *Sandbox) runShort(ctx context.Context, args ...string) ([]byte, int, er
 		pr.delete(ctx)
 		return out.Bytes(), 0, fmt.Errorf("exec %q: %w", args[0], ctx.Err())
 	}
+}
+
+// stdinCloser tells containerd that an exec's stdin has ended when its
+// reader does: the shim keeps the stdin FIFO open for writing itself, so
+// the process would never see EOF otherwise.
+type stdinCloser struct {
+	r     io.Reader
+	p     client.Process
+	ready chan struct{} // closed once p is set
+	once  sync.Once
+}
+
+func (c *stdinCloser) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	if err != nil {
+		c.once.Do(func() {
+			<-c.ready
+			if c.p == nil {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), killGrace)
+			defer cancel()
+			_ = c.p.CloseIO(ctx, client.WithStdinCloser)
+		})
+	}
+	return n, err
 }
