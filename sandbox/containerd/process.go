@@ -43,11 +43,8 @@ func (s *Sandbox) run(ctx context.Context, args, env []string, cwd string, stdin
 		stdin = in
 	}
 	p, err := s.task.Exec(ctx, "x"+randomHex(8), &ps, cio.NewCreator(cio.WithStreams(stdin, out, out)))
-	if in != nil {
-		in.p = p // nil when Exec failed: nothing to close
-		close(in.ready)
-	}
 	if err != nil {
+		in.release(nil)
 		return nil, fmt.Errorf("exec %q: %w", args[0], err)
 	}
 	// Wait outlives ctx: the exit must be seen even after a cancellation.
@@ -56,10 +53,12 @@ func (s *Sandbox) run(ctx context.Context, args, env []string, cwd string, stdin
 		err = p.Start(ctx)
 	}
 	if err != nil {
+		in.release(nil)
 		pr := &proc{p: p}
 		pr.delete(ctx)
 		return nil, fmt.Errorf("exec %q: %w", args[0], err)
 	}
+	in.release(p)
 	return &proc{p: p, status: status}, nil
 }
 
@@ -119,8 +118,17 @@ func (s *Sandbox) runShort(ctx context.Context, args ...string) ([]byte, int, er
 type stdinCloser struct {
 	r     io.Reader
 	p     client.Process
-	ready chan struct{} // closed once p is set
+	ready chan struct{} // closed by release
 	once  sync.Once
+}
+
+// release lets the stdin copy close p's stdin once it ends: only after
+// the process started, or the close would be lost. p nil means no process.
+func (c *stdinCloser) release(p client.Process) {
+	if c != nil {
+		c.p = p
+		close(c.ready)
+	}
 }
 
 func (c *stdinCloser) Read(b []byte) (int, error) {
