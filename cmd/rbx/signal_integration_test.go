@@ -40,7 +40,7 @@ func dockerOrSkip(t *testing.T, imgs ...string) imageRuntime {
 		t.Skip("-short: skipping a test that needs the Docker engine")
 	}
 	ctx := context.Background()
-	rt, err := sandbox.Open(ctx, "docker", backends(slog.New(slog.DiscardHandler), io.Discard)...)
+	rt, err := sandbox.Open(ctx, "docker", backends(slog.New(slog.DiscardHandler), io.Discard, backendOptions{})...)
 	if errors.Is(err, sandbox.ErrUnavailable) {
 		t.Skipf("no Docker engine answers: %v", err)
 	}

@@ -124,7 +124,10 @@ func (s *Sandbox) tarFiles(files []sandbox.File) ([]byte, error) {
 			return nil, fmt.Errorf("write %s in %s: %w", f.Path, s.id, err)
 		}
 	}
-	return buf.Bytes(), tw.Close()
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // fileExec runs script under /bin/sh with stdin, its stdout to out (when

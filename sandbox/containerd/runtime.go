@@ -8,6 +8,7 @@ package containerd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -124,7 +125,8 @@ func WithOwner(owner string) Option {
 
 // WithImageSource sets where images missing from the namespace are
 // imported from, and where rbx/* images are built (default: none; only
-// images already in the namespace can be used).
+// images already in the namespace can be used). Close closes it when it is
+// an io.Closer.
 func WithImageSource(src ImageSource) Option {
 	return func(c *config) error {
 		c.images = src
@@ -148,10 +150,15 @@ func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("containerd runtime: %w", err)
 	}
-	return &Runtime{
+	r := &Runtime{
 		cli: cli, address: addr, namespace: c.namespace, snapshotter: c.snapshotter,
 		log: c.log, owner: c.owner, progress: c.progress, images: c.images, initPath: findInit(),
-	}, nil
+	}
+	if r.initPath == "" {
+		// Not a loss of isolation, but zombies of background jobs pile up.
+		r.log.Warn("no static tini (docker-init) on this host: sandboxes run without an init reaping zombies")
+	}
+	return r, nil
 }
 
 // Name returns "containerd".
@@ -166,8 +173,15 @@ func (r *Runtime) Snapshotter() string { return r.snapshotter }
 // Client returns the containerd client.
 func (r *Runtime) Client() *client.Client { return r.cli }
 
-// Close closes the client connection; sandboxes are left alone.
-func (r *Runtime) Close() error { return r.cli.Close() }
+// Close closes the client connection and the image source; sandboxes are
+// left alone.
+func (r *Runtime) Close() error {
+	err := r.cli.Close()
+	if c, ok := r.images.(io.Closer); ok {
+		err = errors.Join(err, c.Close())
+	}
+	return err
+}
 
 // ctx returns ctx in the runtime's namespace.
 func (r *Runtime) ctx(ctx context.Context) context.Context {
