@@ -101,7 +101,10 @@ func (s *Sandbox) checkRunning(ctx context.Context) error {
 		return nil
 	}
 	e := &sandbox.GoneError{ID: s.id, ExitCode: int(st.ExitStatus), Detail: string(st.Status)}
+	labels, err := s.container.Labels(ctx)
 	switch {
+	case cerrdefs.IsNotFound(err) || labels[labelRemoving] == "true":
+		return &sandbox.GoneError{ID: s.id, Cause: sandbox.CauseRemoved}
 	case st.ExitStatus == exitSIGKILL && s.oomCount(ctx) > 0:
 		e.Cause = sandbox.CauseOOMKilled
 	case st.ExitStatus > 128:

@@ -100,8 +100,16 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	return nil
 }
 
+// labelRemoving marks a container whose removal has begun, so that a step
+// that sees its task killed reports the removal, not a kill (as Docker's
+// "removing" state does).
+const labelRemoving = "rbx.removing"
+
 // remove kills and deletes c's task, then c and its snapshot.
 func (r *Runtime) remove(ctx context.Context, c client.Container) error {
+	if _, err := c.SetLabels(ctx, map[string]string{labelRemoving: "true"}); err != nil && cerrdefs.IsNotFound(err) {
+		return err
+	}
 	if t, err := c.Task(ctx, nil); err == nil {
 		if _, err := t.Delete(ctx, client.WithProcessKill); err != nil && !cerrdefs.IsNotFound(err) {
 			return fmt.Errorf("delete task: %w", err)
