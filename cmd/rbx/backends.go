@@ -16,11 +16,18 @@ type backendOptions struct {
 	// containerdAddress is --containerd-address: empty means discover
 	// (containerd.Candidates).
 	containerdAddress string
+	// containerdSnapshotter is --containerd-snapshotter: empty means
+	// containerd.DefaultSnapshotter.
+	containerdSnapshotter string
 }
 
 // containerdAddressUsage is the help of --containerd-address.
 const containerdAddressUsage = "containerd socket for --runtime containerd (default: $CONTAINERD_ADDRESS, " +
 	containerd.StandardAddress + ", then Docker Engine's " + containerd.DockerAddress + ")"
+
+// containerdSnapshotterUsage is the help of --containerd-snapshotter.
+const containerdSnapshotterUsage = "snapshotter of --runtime containerd's sandboxes (default " + containerd.DefaultSnapshotter +
+	"; native works on any filesystem but copies the image for every sandbox)"
 
 // backends lists the sandbox backends in the order `--runtime auto` tries
 // them: Docker, then containerd (auto skips the unisolated local one). This
@@ -47,8 +54,12 @@ func backends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.
 				if err != nil {
 					return nil, err
 				}
-				return containerd.New(context.Background(), containerd.WithAddress(o.containerdAddress),
-					containerd.WithLogger(log), containerd.WithProgress(progress), containerd.WithImageSource(src))
+				opts := []containerd.Option{containerd.WithAddress(o.containerdAddress),
+					containerd.WithLogger(log), containerd.WithProgress(progress), containerd.WithImageSource(src)}
+				if o.containerdSnapshotter != "" {
+					opts = append(opts, containerd.WithSnapshotter(o.containerdSnapshotter))
+				}
+				return containerd.New(context.Background(), opts...)
 			},
 		},
 		{

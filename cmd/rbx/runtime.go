@@ -21,11 +21,13 @@ type runtimeFlags struct {
 	name              string
 	buildImage        bool
 	containerdAddress string
+	containerdSnap    string
 }
 
 func (f *runtimeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "runtime", "auto", "sandbox backend: auto (an isolating engine: docker, else containerd; fails, exit 5, when none answers), docker, containerd, or local (plain host processes, NOT isolated)")
 	cmd.Flags().StringVar(&f.containerdAddress, "containerd-address", "", containerdAddressUsage)
+	cmd.Flags().StringVar(&f.containerdSnap, "containerd-snapshotter", "", containerdSnapshotterUsage)
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }
 
@@ -34,7 +36,7 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 // commands are untrusted, so running them as host processes must be asked
 // for with --runtime local, not be the side effect of an engine blip.
 func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slog.Logger) (sandbox.Runtime, error) {
-	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress})
+	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap})
 	switch f.name {
 	case "auto", "":
 		// docker.Available bounds its own probe (3 s).

@@ -154,6 +154,10 @@ func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 		cli: cli, address: addr, namespace: c.namespace, snapshotter: c.snapshotter,
 		log: c.log, owner: c.owner, progress: c.progress, images: c.images, initPath: findInit(),
 	}
+	if err := checkSnapshotter(ctx, r); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("containerd runtime: %w", err)
+	}
 	if r.initPath == "" {
 		// Not a loss of isolation, but zombies of background jobs pile up.
 		r.log.Warn("no static tini (docker-init) on this host: sandboxes run without an init reaping zombies")
