@@ -21,6 +21,8 @@ import (
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/containerd"
+	"github.com/rbx-sandbox/rbx/sandbox/containerd/containerdtest"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
 
@@ -43,6 +45,7 @@ func msf(d time.Duration) float64 { return float64(d) / 1e6 }
 // Run with -benchtime 1x.
 func BenchmarkIntegrationReset(b *testing.B) {
 	rt := dockerRuntimeB(b)
+	ctrd := containerdRuntimeB(b)
 	for i := 0; i < b.N; i++ {
 		fmt.Printf("\nreset latency, rbx/busybox, trivial shell steps (ms)\n%-40s %4s %9s %9s %9s\n", "method", "k", "p50", "p99", "p50/warm")
 		var warm10 time.Duration
@@ -56,6 +59,10 @@ func BenchmarkIntegrationReset(b *testing.B) {
 			row("rbx warm pool reset", warm)
 			row("rbx cold reset (create+start+replay)", cold)
 			row("docker CLI: run + k x exec", cli)
+			if ctrd != nil {
+				row("containerd: rbx warm pool reset", warmResets(b, ctrd, k, 40))
+				row("containerd: rbx cold reset", coldResets(b, ctrd, k, 12))
+			}
 			if k == 10 {
 				warm10 = warm.q(.5)
 			}
@@ -78,9 +85,19 @@ func BenchmarkIntegrationReset(b *testing.B) {
 
 func dockerRuntimeB(b *testing.B) *docker.Runtime { return dockerRuntime(b) }
 
+// containerdRuntimeB returns the containerd runtime whose rows are printed
+// next to Docker's, or nil (with a note) when no containerd answers.
+func containerdRuntimeB(b *testing.B) sandbox.Runtime {
+	if err := containerd.Available(context.Background(), ""); err != nil {
+		fmt.Printf("containerd rows left out: %v\n", err)
+		return nil
+	}
+	return containerdtest.Runtime(b, busybox)
+}
+
 // warmResets measures Reset with a warm sandbox ready each time (the
 // refill wait is not counted: that is the pool's job between resets).
-func warmResets(b *testing.B, rt *docker.Runtime, k, n int) dist {
+func warmResets(b *testing.B, rt sandbox.Runtime, k, n int) dist {
 	rp, err := replayer.New()
 	require.NoError(b, err)
 	r, err := reset.New(rt, rp, reset.WithPoolOptions(pool.WithSize(2)))
@@ -115,7 +132,7 @@ func waitIdle(b *testing.B, r *reset.Resetter, n int) {
 }
 
 // coldResets: a fresh sandbox created, started and replayed, no pool.
-func coldResets(b *testing.B, rt *docker.Runtime, k, n int) dist {
+func coldResets(b *testing.B, rt sandbox.Runtime, k, n int) dist {
 	rp, err := replayer.New()
 	require.NoError(b, err)
 	tk, traj := trivial(fmt.Sprintf("bench-cold-%d", k), k)
