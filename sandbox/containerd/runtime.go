@@ -191,3 +191,6 @@ func (r *Runtime) Close() error {
 func (r *Runtime) ctx(ctx context.Context) context.Context {
 	return namespaces.WithNamespace(ctx, r.namespace)
 }
+
+// Namespaced returns ctx in the runtime's namespace, for calls on Client.
+func (r *Runtime) Namespaced(ctx context.Context) context.Context { return r.ctx(ctx) }
