@@ -22,7 +22,7 @@ type backendOptions struct {
 }
 
 // containerdAddressUsage is the help of --containerd-address.
-const containerdAddressUsage = "containerd socket for --runtime containerd (default: $CONTAINERD_ADDRESS, " +
+const containerdAddressUsage = "containerd socket for --runtime containerd (default: $CONTAINERD_ADDRESS, else " +
 	containerd.StandardAddress + ", then Docker Engine's " + containerd.DockerAddress + ")"
 
 // containerdSnapshotterUsage is the help of --containerd-snapshotter.

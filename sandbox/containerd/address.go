@@ -28,18 +28,17 @@ const (
 // probeTimeout bounds the dial and version call of each candidate socket.
 const probeTimeout = 3 * time.Second
 
-// Candidates returns the sockets Discover tries: addr alone when given,
-// else $CONTAINERD_ADDRESS (as ctr reads it), the standard socket and
-// Docker Engine's.
+// Candidates returns the sockets tried, in order: addr alone when given,
+// else $CONTAINERD_ADDRESS alone when set (as ctr reads it), else the
+// standard socket and Docker Engine's.
 func Candidates(addr string) []string {
 	if addr != "" {
 		return []string{addr}
 	}
-	var l []string
 	if env := os.Getenv("CONTAINERD_ADDRESS"); env != "" {
-		l = append(l, env)
+		return []string{env}
 	}
-	return append(l, StandardAddress, DockerAddress)
+	return []string{StandardAddress, DockerAddress}
 }
 
 // connect returns a client on the first candidate socket that answers a
@@ -75,8 +74,8 @@ func dial(ctx context.Context, addr, namespace string) (*client.Client, error) {
 	return cli, nil
 }
 
-// Available reports whether a containerd answers at addr (or, addr empty,
-// at one of Candidates), with an error wrapping sandbox.ErrUnavailable when
+// Available reports whether a containerd answers at one of
+// Candidates(addr), with an error wrapping sandbox.ErrUnavailable when
 // none does.
 func Available(ctx context.Context, addr string) error {
 	cli, _, err := connect(ctx, addr, DefaultNamespace)

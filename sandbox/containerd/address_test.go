@@ -17,7 +17,7 @@ func TestCandidates(t *testing.T) {
 		want            []string
 	}{
 		{"explicit only", "/x.sock", "/env.sock", []string{"/x.sock"}},
-		{"env first", "", "/env.sock", []string{"/env.sock", StandardAddress, DockerAddress}},
+		{"env only", "", "/env.sock", []string{"/env.sock"}},
 		{"defaults", "", "", []string{StandardAddress, DockerAddress}},
 	}
 	for _, tc := range tests {

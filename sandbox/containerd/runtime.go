@@ -58,8 +58,8 @@ type config struct {
 // Option configures a Runtime.
 type Option func(*config) error
 
-// WithAddress sets the containerd socket (default: discovered, see
-// Discover).
+// WithAddress sets the containerd socket (default: the first of
+// Candidates that answers).
 func WithAddress(addr string) Option {
 	return func(c *config) error {
 		c.address = addr
@@ -134,8 +134,8 @@ func WithImageSource(src ImageSource) Option {
 	}
 }
 
-// New connects to containerd. The address is the one of WithAddress, else
-// the first socket that answers (see Discover).
+// New connects to containerd: the socket of WithAddress, else the first of
+// Candidates that answers.
 func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 	c := config{
 		namespace: DefaultNamespace, snapshotter: DefaultSnapshotter,
