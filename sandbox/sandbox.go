@@ -156,4 +156,3 @@ type File struct {
 	// Mode 0 means 0644.
 	Mode fs.FileMode
 }
-
