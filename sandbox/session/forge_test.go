@@ -83,7 +83,7 @@ func startRecorded(t *testing.T, argv []string) (*session.Shell, *tee) {
 	return sh, rec
 }
 
-var secretRE = regexp.MustCompile(`__rbx_ ([0-9a-f]+) "\$\?"`)
+var secretRE = regexp.MustCompile(`__rbx_%s:%d\\n' ([0-9a-f]+) "\$\?"`)
 
 // TestStepCannotReadOrForgeSentinel: whatever a step reads (environment,
 // stdin, every process's command line, traces, history), it does not hold

@@ -37,16 +37,19 @@ func secret(n int) string {
 // sentinel is the text that, followed by ":<status>\n", ends a step.
 func sentinel(secret string) []byte { return []byte(sentinelPrefix + secret + ":") }
 
-// untrace is the second line of every step. It turns off, while the shell
-// reads the rest of the step, what would copy that text anywhere a step
+// Prelude defines the two functions every step calls, once per shell (New
+// writes it before the first step; inlined, they would triple the text
+// bash reads a byte at a time for every step). __rbx_u, at the start of a
+// step, turns off what would copy the rest of the step's text where a step
 // can see it: `set -v` (echoed onto the output stream), `set -x` (a trace
 // of the sentinel's printf) and bash's history (`history` lists the lines
-// read). It holds no secret, so echoing it is harmless. The flags come back
-// for the step's own command (restore).
-const untrace = `{ __rbx_f=$-; set +vx; case ${BASH_VERSION-} in ?*) case :$SHELLOPTS: in *:history:*) __rbx_f=$__rbx_f/h; set +o history;; esac;; esac; } 2>/dev/null`
-
-// restore turns back on what untrace turned off, for the step's command.
-const restore = `{ case $__rbx_f in *v*) set -v;; esac; case $__rbx_f in *x*) set -x;; esac; case $__rbx_f in */h*) set -o history;; esac; unset __rbx_f; } 2>/dev/null`
+// read). __rbx_r turns them back on for the step's own command. Each step
+// calls them bare, which costs the least: every byte of a step is a read
+// system call for bash. A step that removes them (unset -f) gets "command
+// not found" in its later outputs and loses that protection.
+const Prelude = `__rbx_u() { __rbx_f=$-; set +vx; case ${SHELLOPTS-} in *history*) __rbx_f=/$__rbx_f; set +o history;; esac; } 2>/dev/null
+__rbx_r() { case $__rbx_f in *v*) set -v;; esac; case $__rbx_f in *x*) set -x;; esac; case $__rbx_f in /*) set -o history;; esac; unset __rbx_f; } 2>/dev/null
+`
 
 // Script renders the text written to the shell for one step: kill is the
 // step's RBX_STEP value (it marks the step's processes and is no secret),
@@ -56,8 +59,7 @@ func Script(kill, secret string, req sandbox.ExecRequest) string {
 	var b strings.Builder
 	// First and not in a { } group: bash fails to parse a group right after
 	// an eval's syntax error.
-	fmt.Fprintf(&b, "export RBX_STEP=%s\n", kill)
-	b.WriteString(untrace + "\n")
+	fmt.Fprintf(&b, "export RBX_STEP=%s\n__rbx_u\n", kill)
 	// "command" keeps eval errors from exiting POSIX sh; the backslash keeps
 	// an alias named command from replacing it.
 	body := `\command eval ` + Quote(req.Command)
@@ -80,10 +82,10 @@ func Script(kill, secret string, req sandbox.ExecRequest) string {
 	// The sentinel is on the line that closes the step's group, so the
 	// shell has read it (and the pipe holds nothing of it) before the step
 	// runs; the step's stdin is /dev/null. It is printed from a format and
-	// two arguments, with printf's stderr (where a trace would go) silenced,
+	// an argument, with printf's stderr (where a trace would go) silenced,
 	// so no copy of this line contains the sentinel whole.
-	fmt.Fprintf(&b, "{ %s; %s\n} </dev/null 2>&1; { \\command printf '%%s%%s:%%d\\n' %s %s \"$?\"; } 2>/dev/null\n",
-		restore, body, sentinelPrefix, secret)
+	fmt.Fprintf(&b, "{ __rbx_r; %s\n} </dev/null 2>&1; { \\command printf '%s%%s:%%d\\n' %s \"$?\"; } 2>/dev/null\n",
+		body, sentinelPrefix, secret)
 	return b.String()
 }
 

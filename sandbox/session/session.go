@@ -6,9 +6,13 @@
 // Each step is written to the shell's stdin as (see Script)
 //
 //	export RBX_STEP=<kill nonce>-<n>-
-//	<a line turning off set -v, set -x and history while the shell reads on>
-//	{ <restore set -v, -x, history>; command eval '<command>'
-//	} </dev/null 2>&1; { command printf '%s%s:%d\n' __rbx_ <secret> "$?"; } 2>/dev/null
+//	__rbx_u
+//	{ __rbx_r; \command eval '<command>'
+//	} </dev/null 2>&1; { \command printf '__rbx_%s:%d\n' <secret> "$?"; } 2>/dev/null
+//
+// where __rbx_u and __rbx_r (Prelude, defined once per shell) turn off
+// `set -v`, `set -x` and history while the shell reads the sentinel's line
+// and turn them back on for the step's command.
 //
 // and its output is everything the shell writes before the sentinel line
 // "__rbx_<secret>:<status>". eval keeps syntax errors inside the step (they
@@ -114,6 +118,9 @@ func New(ctx context.Context, w io.Writer, r io.Reader, kill Killer, opts ...Opt
 		if _, err := fmt.Fprintf(w, "%s\n", s.exitMark); err != nil {
 			return nil, fmt.Errorf("start session: write exit marker: %w", err)
 		}
+	}
+	if _, err := io.WriteString(w, Prelude); err != nil {
+		return nil, fmt.Errorf("start session: %w", err)
 	}
 	res, err := s.Run(ctx, sandbox.ExecRequest{Command: "printf %s $$", Timeout: 30 * time.Second})
 	if err != nil {
