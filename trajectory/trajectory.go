@@ -127,6 +127,9 @@ type Observation struct {
 	OutputBytes int64 `json:"output_bytes,omitempty"`
 	// TimedOut: the action ran past its timeout (live only).
 	TimedOut bool `json:"timed_out,omitempty"`
+	// TimeoutCapped: the action asked for a timeout above the task's
+	// limits.step_timeout and ran with the limit (live only).
+	TimeoutCapped bool `json:"timeout_capped,omitempty"`
 	// SessionLost (live only): the action ended the session shell (exit,
 	// errexit, a killed process group) or ran after it had ended; the
 	// shell's state is gone and the episode cannot go on.
