@@ -27,8 +27,9 @@ const keepAliveLoop = "while :; do sleep 3600; done"
 // that no exec (a process spawned by the runtime, the dearest part of a
 // reset after create and start) is needed. When that shell exits the
 // supervisor reports its status with the exit marker (which it reads from
-// stdin first, see session.WithExitReport) and keeps the container alive, so the loss is reported as the step's doing (not as a
-// dead sandbox) and Reopen can start a new session with an exec. The shell
+// stdin first, see session.WithExitReport) and keeps the container alive,
+// so the loss is reported as the step's doing (not as a dead sandbox) and
+// Reopen can start a new session with an exec. The shell
 // runs in its own session and process group (setsid, where the image has
 // it) so that a step killing its process group (`kill -9 0`,
 // `kill -- -$$`) ends the shell but not the supervisor.

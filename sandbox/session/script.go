@@ -38,8 +38,8 @@ func secret(n int) string {
 func sentinel(secret string) []byte { return []byte(sentinelPrefix + secret + ":") }
 
 // Prelude defines the two functions every step calls, once per shell (New
-// writes it before the first step; inlined, they would triple the text
-// bash reads a byte at a time for every step). __rbx_u, at the start of a
+// writes it before the first step; inlined, they would more than double the
+// text bash reads a byte at a time for every step). __rbx_u, at the start of a
 // step, turns off what would copy the rest of the step's text where a step
 // can see it: `set -v` (echoed onto the output stream), `set -x` (a trace
 // of the sentinel's printf) and bash's history (`history` lists the lines

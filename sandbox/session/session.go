@@ -10,14 +10,13 @@
 //	{ __rbx_r; \command eval '<command>'
 //	} </dev/null 2>&1; { \command printf '__rbx_%s:%d\n' <secret> "$?"; } 2>/dev/null
 //
-// where __rbx_u and __rbx_r (Prelude, defined once per shell) turn off
-// `set -v`, `set -x` and history while the shell reads the sentinel's line
-// and turn them back on for the step's command.
-//
 // and its output is everything the shell writes before the sentinel line
-// "__rbx_<secret>:<status>". eval keeps syntax errors inside the step (they
-// become exit status 2) instead of desynchronising the protocol; </dev/null
-// keeps commands from eating the protocol stream.
+// "__rbx_<secret>:<status>". __rbx_u and __rbx_r (Prelude, defined once per
+// shell) turn off `set -v`, `set -x` and history while the shell reads the
+// sentinel's line and turn them back on for the step's command. eval keeps
+// syntax errors inside the step (they become exit status 2) instead of
+// desynchronising the protocol; </dev/null keeps commands from eating the
+// protocol stream.
 //
 // Two values per step, with two roles. RBX_STEP is a kill marker: exported,
 // so every process the step execs carries it, which is how a timed-out step
