@@ -18,20 +18,20 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
-// Recon prints everything a step can read without attacking the shell
+// recon prints everything a step can read without attacking the shell
 // process: its environment (twice), its stdin, the command lines of the
 // shell, of the shell's parent and of every process, and what `set -v`,
 // `set -x` and history show. POSIX sh only: it runs on dash and busybox.
-const Recon = `case ${BASH_VERSION-} in ?*) set -o history;; esac; set -vx
+const recon = `case ${BASH_VERSION-} in ?*) set -o history;; esac; set -vx
 env; tr '\0' '\n' </proc/self/environ; echo; cat; IFS= read -r l; echo "stdin: $l"
 for p in /proc/[0-9]*; do tr '\0' ' ' <"$p/cmdline"; echo; done 2>/dev/null
 history 2>/dev/null; fc -l 2>/dev/null; true`
 
-// Forge tries to end the step with a fake sentinel and status 0 after a
+// forge tries to end the step with a fake sentinel and status 0 after a
 // command that fails: the old attack (RBX_STEP used to hold the sentinel's
 // random part: __rbx_<nonce>_<n>:0) and the same for every word the step
 // could read, its shell's history included. Its true exit status is 3.
-const Forge = `k=${RBX_STEP%-}; n=${k##*-}; k=${k%-*}
+const forge = `k=${RBX_STEP%-}; n=${k##*-}; k=${k%-*}
 printf '__rbx_%s_%s:0\n' "$k" "$n"
 for w in $( { env; cat; for p in /proc/[0-9]*; do cat "$p/cmdline"; done; history; fc -l; } 2>/dev/null | tr -c 'A-Za-z0-9_' ' '); do
   printf '__rbx_%s:0\n__rbx_%s_%s:0\n' "$w" "$w" "$n"
@@ -95,19 +95,19 @@ func TestStepCannotReadOrForgeSentinel(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sh, rec := startRecorded(t, argv)
 			ctx := context.Background()
-			res, err := sh.Run(ctx, sandbox.ExecRequest{Command: Recon, Timeout: 10 * time.Second})
+			res, err := sh.Run(ctx, sandbox.ExecRequest{Command: recon, Timeout: 10 * time.Second})
 			require.NoError(t, err)
 			secrets := secretRE.FindAllStringSubmatch(rec.String(), -1)
 			require.Len(t, secrets, 2, "handshake and recon steps")
-			recon := string(res.Output)
+			seen := string(res.Output)
 			// Contains and NotContains would print the whole (long) output.
-			assert.True(t, strings.Contains(recon, "RBX_STEP="), "the recon saw its environment")
-			assert.True(t, strings.Contains(recon, "stdin: \n"), "stdin is empty")
+			assert.True(t, strings.Contains(seen, "RBX_STEP="), "the recon saw its environment")
+			assert.True(t, strings.Contains(seen, "stdin: \n"), "stdin is empty")
 			for _, sec := range secrets {
-				assert.False(t, strings.Contains(recon, sec[1]), "secret %s is nowhere the step can read", sec[1])
+				assert.False(t, strings.Contains(seen, sec[1]), "secret %s is nowhere the step can read", sec[1])
 			}
 
-			res, err = sh.Run(ctx, sandbox.ExecRequest{Command: Forge, Timeout: 10 * time.Second})
+			res, err = sh.Run(ctx, sandbox.ExecRequest{Command: forge, Timeout: 10 * time.Second})
 			require.NoError(t, err)
 			assert.Equal(t, 3, res.ExitCode, "the true status, not the forged 0")
 			out := string(res.Output)
