@@ -73,6 +73,10 @@ type Step struct {
 	Body    *string           `json:"body,omitempty"`
 	// Capture binds variables to fields of the JSON response: var → dotted path ("data.code", "items.0.id").
 	Capture map[string]string `json:"capture,omitempty"`
+	// Retry says whether the request is sent again after a failure or a
+	// 5xx/429 answer; unset, only idempotent methods (GET, HEAD, OPTIONS,
+	// PUT, DELETE) are, so a POST that issues a one-time code is sent once.
+	Retry *bool `json:"retry,omitempty"`
 
 	// noop
 	Note string `json:"note,omitempty"`
