@@ -1,7 +1,6 @@
 package containerd
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"fmt"
@@ -15,10 +14,10 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
-// Files go in and out through an exec of the image's own sh, cat and tar,
+// WriteFile and ReadFile go through an exec of the image's own sh and cat,
 // streamed on the exec's stdin and stdout (binary-safe: no terminal), so
-// that nothing on the host touches the container's root filesystem and
-// symlinks resolve inside the container as its processes see them.
+// that symlinks resolve inside the container as its processes see them.
+// WriteFiles runs nothing in the container (see files_batch.go).
 
 // fileOpTimeout bounds one file action.
 const fileOpTimeout = 5 * time.Minute
@@ -27,10 +26,7 @@ const fileOpTimeout = 5 * time.Minute
 const (
 	codeMissing = 40
 	codeNotFile = 41
-	codeNoTool  = 127
 )
-
-var _ sandbox.FilesWriter = (*Sandbox)(nil)
 
 // WriteFile writes data at p (relative paths resolve against the workdir),
 // creating missing parent directories (0755). Mode 0 keeps the mode of an
@@ -74,60 +70,6 @@ func (s *Sandbox) ReadFile(ctx context.Context, p string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s in %s: cat exit %d", p, s.id, code)
 	}
 	return data.Bytes(), nil
-}
-
-// WriteFiles writes all files with one tar extracted at "/". The archive
-// holds file entries only: tar creates missing parents and leaves existing
-// directories alone. An image without tar gets one WriteFile per file.
-func (s *Sandbox) WriteFiles(ctx context.Context, files []sandbox.File) error {
-	if len(files) == 0 {
-		return nil
-	}
-	archive, err := s.tarFiles(files)
-	if err != nil {
-		return err
-	}
-	out, code, err := s.fileExec(ctx, "umask 022; exec tar -x -f - -C /", bytes.NewReader(archive), nil)
-	switch {
-	case err != nil:
-		return fmt.Errorf("write %d files in %s: %w", len(files), s.id, err)
-	case code == codeNoTool:
-		for _, f := range files {
-			if err := s.WriteFile(ctx, f.Path, f.Data, f.Mode); err != nil {
-				return err
-			}
-		}
-	case code != 0:
-		return fmt.Errorf("write %d files in %s: tar exit %d: %s", len(files), s.id, code, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
-
-func (s *Sandbox) tarFiles(files []sandbox.File) ([]byte, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	now := time.Now()
-	for _, f := range files {
-		name := strings.TrimPrefix(s.resolve(f.Path), "/")
-		if name == "" {
-			return nil, fmt.Errorf("write %q in %s: not a file path", f.Path, s.id)
-		}
-		mode := f.Mode.Perm()
-		if mode == 0 {
-			mode = 0o644
-		}
-		h := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: int64(mode), Size: int64(len(f.Data)), ModTime: now}
-		if err := tw.WriteHeader(h); err != nil {
-			return nil, fmt.Errorf("write %s in %s: %w", f.Path, s.id, err)
-		}
-		if _, err := tw.Write(f.Data); err != nil {
-			return nil, fmt.Errorf("write %s in %s: %w", f.Path, s.id, err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // fileExec runs script under /bin/sh with stdin, its stdout to out (when

@@ -37,27 +37,30 @@ func (c *shellConn) close() {
 }
 
 // supervisor runs the session shell (bash where the image has it) and then
-// prints its exit status with marker, so that the loss is seen at once even
-// when background jobs keep the output stream open. The shell runs in its
-// own session and process group (setsid, where the image has it), so that a
-// step killing its process group (`kill -9 0`) ends the shell and not the
-// supervisor. The supervisor's own output goes to /dev/null: busybox sh
-// prints "Killed" when its child dies of a signal, which is not the step's.
-func supervisor(marker string) []string {
-	return []string{"/bin/sh", "-c", "s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 >/dev/null 2>&1; " +
-		"b=/bin/sh; command -v bash >/dev/null 2>&1 && b='bash --noprofile --norc'; " +
-		"(exec $s $b >&3 2>&3 3>&-); " +
-		"{ " + session.ExitScript(marker) + "; } >&3"}
-}
+// prints its exit status with the exit marker, so that the loss is seen at
+// once even when background jobs keep the output stream open. It reads the
+// marker from stdin first (see session.WithExitReport): a step can find it
+// in no command line or environment. The shell runs in its own session and
+// process group (setsid, where the image has it), so that a step killing
+// its process group (`kill -9 0`) ends the shell and not the supervisor.
+// The supervisor's own output goes to /dev/null: busybox sh prints
+// "Killed" when its child dies of a signal, which is not the step's. The
+// docker backend's container supervisor is the same, then keeps the
+// container alive.
+var supervisor = []string{"/bin/sh", "-c", session.ReadExitMarker + "; s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 >/dev/null 2>&1; " +
+	"b=/bin/sh; command -v bash >/dev/null 2>&1 && b='bash --noprofile --norc'; " +
+	// A subshell, so that the redirections are the child's own: busybox sh
+	// applies a command's redirections in the parent while it waits.
+	"(exec $s $b >&3 2>&3 3>&-); " +
+	"{ " + session.ExitScript + "; } >&3"}
 
 // openSession starts a supervised session shell in an exec and runs the
 // protocol's handshake on it.
 func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
-	marker := "__rbx_shell_exited_" + randomHex(6) + ":"
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &shellConn{stdin: inW, out: outR}
-	pr, err := s.run(ctx, supervisor(marker), nil, s.workdir, inR, outW)
+	pr, err := s.run(ctx, supervisor, nil, s.workdir, inR, outW)
 	if err != nil {
 		c.close()
 		return nil, fmt.Errorf("open session: %w", err)
@@ -68,7 +71,7 @@ func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
 		_, _ = pr.finish(context.Background(), st)
 		outW.Close()
 	}()
-	sh, err := session.New(ctx, inW, outR, s.killStepErr, session.WithOutputCap(s.outputCap), session.WithExitMarker(marker))
+	sh, err := session.New(ctx, inW, outR, s.killStepErr, session.WithOutputCap(s.outputCap), session.WithExitReport())
 	if err != nil {
 		c.close()
 		if ctx.Err() != nil { // the handshake saw a cancelled ctx as a timeout
