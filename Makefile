@@ -40,6 +40,8 @@ bench: images
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./reset/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./prefilter/
 	$(GO) test -run '^$$' -bench . -benchtime 200x -timeout 30m ./sandbox/docker/
+	$(GO) test -run '^$$' -bench 'Step' -benchtime 200x -timeout 30m ./sandbox/containerd/
+	$(GO) test -run '^$$' -bench 'Create' -benchtime 20x -timeout 30m ./sandbox/containerd/
 	$(GO) test -run '^$$' -bench ServeLoad -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench NextObserve -timeout 10m ./curriculum/
 

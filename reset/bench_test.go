@@ -53,15 +53,17 @@ func BenchmarkIntegrationReset(b *testing.B) {
 			warm := warmResets(b, rt, k, 40)
 			cold := coldResets(b, rt, k, 12)
 			cli := cliRuns(b, k, 4)
-			row := func(name string, d dist) {
-				fmt.Printf("%-40s %4d %9.2f %9.2f %8.1fx\n", name, k, msf(d.q(.5)), msf(d.q(.99)), float64(d.q(.5))/float64(warm.q(.5)))
+			rowOf := func(name string, d, base dist) {
+				fmt.Printf("%-40s %4d %9.2f %9.2f %8.1fx\n", name, k, msf(d.q(.5)), msf(d.q(.99)), float64(d.q(.5))/float64(base.q(.5)))
 			}
+			row := func(name string, d dist) { rowOf(name, d, warm) }
 			row("rbx warm pool reset", warm)
 			row("rbx cold reset (create+start+replay)", cold)
 			row("docker CLI: run + k x exec", cli)
-			if ctrd != nil {
-				row("containerd: rbx warm pool reset", warmResets(b, ctrd, k, 40))
-				row("containerd: rbx cold reset", coldResets(b, ctrd, k, 12))
+			if ctrd != nil { // p50/warm against containerd's own warm reset
+				cwarm := warmResets(b, ctrd, k, 40)
+				rowOf("containerd: rbx warm pool reset", cwarm, cwarm)
+				rowOf("containerd: rbx cold reset", coldResets(b, ctrd, k, 12), cwarm)
 			}
 			if k == 10 {
 				warm10 = warm.q(.5)
