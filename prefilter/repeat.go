@@ -94,6 +94,9 @@ func classify(ctx context.Context, out Repeat, rep *replayer.Report, err error) 
 	case errors.Is(err, sandbox.ErrImageMissing):
 		out.Reason, out.Failure = reason.ImageMissing, &Failure{Message: err.Error()}
 		return out, nil
+	case errors.Is(err, sandbox.ErrPullFailed):
+		out.Reason, out.Failure = reason.PullFailed, &Failure{Message: err.Error()}
+		return out, nil
 	}
 	out.Reason, out.Failure = reason.Infra, &Failure{Message: err.Error()}
 	if se != nil {

@@ -19,6 +19,8 @@ type backendOptions struct {
 	// containerdSnapshotter is --containerd-snapshotter: empty means
 	// containerd.DefaultSnapshotter.
 	containerdSnapshotter string
+	// pull is --pull: when task images are pulled (empty: never).
+	pull sandbox.PullPolicy
 }
 
 // containerdAddressUsage is the help of --containerd-address.
@@ -35,8 +37,11 @@ const containerdSnapshotterUsage = "snapshotter of --runtime containerd's sandbo
 // through sandbox.Runtime and its optional interfaces (ImageStore...).
 // Image build messages go to progress.
 func backends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.Backend {
+	if o.pull == "" {
+		o.pull = sandbox.PullNever
+	}
 	newDocker := func() (*docker.Runtime, error) {
-		return docker.New(docker.WithLogger(log), docker.WithProgress(progress))
+		return docker.New(docker.WithLogger(log), docker.WithProgress(progress), docker.WithPullPolicy(o.pull))
 	}
 	return []sandbox.Backend{
 		{
@@ -50,12 +55,13 @@ func backends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.
 			New: func() (sandbox.Runtime, error) {
 				// Images are built by the Docker Engine and imported from it;
 				// without it only images already in the namespace can be used.
-				src, err := newDocker()
+				// The image source never pulls: containerd pulls for itself.
+				src, err := docker.New(docker.WithLogger(log), docker.WithProgress(progress))
 				if err != nil {
 					return nil, err
 				}
 				opts := []containerd.Option{containerd.WithAddress(o.containerdAddress),
-					containerd.WithLogger(log), containerd.WithProgress(progress), containerd.WithImageSource(src)}
+					containerd.WithLogger(log), containerd.WithProgress(progress), containerd.WithImageSource(src), containerd.WithPullPolicy(o.pull)}
 				if o.containerdSnapshotter != "" {
 					opts = append(opts, containerd.WithSnapshotter(o.containerdSnapshotter))
 				}

@@ -22,12 +22,14 @@ type runtimeFlags struct {
 	buildImage        bool
 	containerdAddress string
 	containerdSnap    string
+	pull              string
 }
 
 func (f *runtimeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "runtime", "auto", "sandbox backend: auto (an isolating engine: docker, else containerd; fails, exit 5, when none answers), docker, containerd, or local (plain host processes, NOT isolated)")
 	cmd.Flags().StringVar(&f.containerdAddress, "containerd-address", "", containerdAddressUsage)
 	cmd.Flags().StringVar(&f.containerdSnap, "containerd-snapshotter", "", containerdSnapshotterUsage)
+	cmd.Flags().StringVar(&f.pull, "pull", string(sandbox.PullMissing), "when to pull a task's image from its registry (docker, containerd): never, missing or always; credentials from ~/.docker/config.json")
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }
 
@@ -36,7 +38,11 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 // commands are untrusted, so running them as host processes must be asked
 // for with --runtime local, not be the side effect of an engine blip.
 func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slog.Logger) (sandbox.Runtime, error) {
-	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap})
+	pull, err := sandbox.ParsePullPolicy(f.pull)
+	if err != nil {
+		return nil, usageError("--pull: %v", err)
+	}
+	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap, pull: pull})
 	switch f.name {
 	case "auto", "":
 		// docker.Available bounds its own probe (3 s).

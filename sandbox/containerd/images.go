@@ -67,9 +67,14 @@ func (r *Runtime) image(ctx context.Context, ref string) (client.Image, error) {
 	return img, nil
 }
 
-// current returns the namespace's image name, importing it when the
-// source has another (or the only) copy.
+// current returns the namespace's image name: pulled first under
+// PullAlways; else imported when the source has another (or the only)
+// copy; else pulled when missing under PullMissing.
 func (r *Runtime) current(ctx context.Context, ref, name string) (client.Image, error) {
+	pull := r.pull.Effective(ref)
+	if pull == sandbox.PullAlways {
+		return r.pullImage(ctx, ref, name)
+	}
 	img, err := r.cli.GetImage(ctx, name)
 	switch {
 	case cerrdefs.IsNotFound(err):
@@ -78,10 +83,13 @@ func (r *Runtime) current(ctx context.Context, ref, name string) (client.Image, 
 		return nil, fmt.Errorf("image %s: %w", ref, engineErr(err))
 	}
 	if r.images == nil {
-		if img == nil {
-			return nil, fmt.Errorf("%w: %s (not in containerd namespace %s, and no image source)", sandbox.ErrImageMissing, ref, r.namespace)
+		switch {
+		case img != nil:
+			return img, nil
+		case pull == sandbox.PullMissing:
+			return r.pullImage(ctx, ref, name)
 		}
-		return img, nil
+		return nil, fmt.Errorf("%w: %s (not in containerd namespace %s, and no image source)", sandbox.ErrImageMissing, ref, r.namespace)
 	}
 	id, present, err := r.images.ImageID(ctx, ref)
 	switch {
@@ -89,6 +97,8 @@ func (r *Runtime) current(ctx context.Context, ref, name string) (client.Image, 
 		return img, nil // the source is away; the namespace's copy will do
 	case err != nil:
 		return nil, fmt.Errorf("image %s: not in containerd namespace %s, and its source fails: %w", ref, r.namespace, err)
+	case !present && img == nil && pull == sandbox.PullMissing:
+		return r.pullImage(ctx, ref, name)
 	case !present && img == nil:
 		return nil, fmt.Errorf("%w: %s", sandbox.ErrImageMissing, ref)
 	case !present:

@@ -41,6 +41,7 @@ type Runtime struct {
 	progress    io.Writer
 	images      ImageSource
 	initPath    string // tini on the host, bind-mounted as PID 1; empty when absent
+	pull        sandbox.PullPolicy
 
 	importMu sync.Mutex // one import at a time: archives are large
 }
@@ -53,6 +54,7 @@ type config struct {
 	owner       string
 	progress    io.Writer
 	images      ImageSource
+	pull        sandbox.PullPolicy
 }
 
 // Option configures a Runtime.
@@ -139,7 +141,7 @@ func WithImageSource(src ImageSource) Option {
 func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 	c := config{
 		namespace: DefaultNamespace, snapshotter: DefaultSnapshotter,
-		log: slog.New(slog.DiscardHandler), owner: sandbox.Owner, progress: io.Discard,
+		log: slog.New(slog.DiscardHandler), owner: sandbox.Owner, progress: io.Discard, pull: sandbox.PullNever,
 	}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
@@ -152,7 +154,7 @@ func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 	}
 	r := &Runtime{
 		cli: cli, address: addr, namespace: c.namespace, snapshotter: c.snapshotter,
-		log: c.log, owner: c.owner, progress: c.progress, images: c.images, initPath: findInit(),
+		log: c.log, owner: c.owner, progress: c.progress, images: c.images, initPath: findInit(), pull: c.pull,
 	}
 	if err := checkSnapshotter(ctx, r); err != nil {
 		cli.Close()

@@ -52,7 +52,7 @@ func mainSession() []string {
 var defaultCaps = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
 
 // Create starts a container for spec and, in session mode, its shell. The
-// image must exist locally: nothing is pulled.
+// image must exist locally unless the pull policy (WithPullPolicy) fetches it.
 func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sandbox, err error) {
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
@@ -60,6 +60,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	}
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
+	}
+	if err := r.pullFor(ctx, spec.Image); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
 	if _, err := r.cli.ImageInspect(ctx, spec.Image); err != nil {
 		if cerrdefs.IsNotFound(err) {
