@@ -38,9 +38,12 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 // commands are untrusted, so running them as host processes must be asked
 // for with --runtime local, not be the side effect of an engine blip.
 func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slog.Logger) (sandbox.Runtime, error) {
-	pull, err := sandbox.ParsePullPolicy(f.pull)
-	if err != nil {
-		return nil, usageError("--pull: %v", err)
+	pull := sandbox.PullNever // commands without --pull (gc) create nothing
+	if f.pull != "" {
+		var err error
+		if pull, err = sandbox.ParsePullPolicy(f.pull); err != nil {
+			return nil, usageError("--pull: %v", err)
+		}
 	}
 	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap, pull: pull})
 	switch f.name {
