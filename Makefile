@@ -8,7 +8,7 @@ PKGS    := ./...
 # toolchain images (slow commits on fuse-overlayfs): the budget covers that.
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all build images demo test unit bench fuzz vet clean
+.PHONY: all build images demo test unit race bench fuzz vet clean
 
 all: build
 
@@ -30,6 +30,11 @@ test: images vet
 # this is what runs on machines without Docker.
 unit:
 	$(GO) test -count=1 -short -timeout 5m $(PKGS)
+
+# Unit tests under the race detector (CI runs it beside make test): -short
+# keeps the engine tests out, so it stays within minutes.
+race:
+	$(GO) test -race -short -count=1 -timeout 20m $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)
