@@ -24,11 +24,11 @@ import (
 )
 
 // buildRBX compiles the rbx binary for tests that need a real process.
-func buildRBX(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rbx")
+func buildRBX(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "rbx")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	require.NoError(tb, err, "%s", out)
 	return bin
 }
 
