@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,14 +89,14 @@ func BenchmarkIntegrationResetThroughput(b *testing.B) {
 	const k, c, n, rounds = 10, 8, 48, 3
 	rt := dockerRuntimeB(b)
 	for i := 0; i < b.N; i++ {
-		fmt.Printf("\nthroughput, k=%d, concurrency %d, %d containers per window, empty start to last removal\n%-6s %14s %14s %7s\n",
-			k, c, n, "round", "engine /s", "rbx resets/s", "ratio")
+		fmt.Printf("\nthroughput, k=%d, concurrency %d, pool %d, %d resets vs %d engine containers per window, empty start to last removal\n%-6s %14s %14s %7s %20s\n",
+			k, c, c, n, n, "round", "engine /s", "rbx resets/s", "ratio", "rbx made (attempted)")
 		var sumEngine, sumRBX float64
 		for r := 1; r <= rounds; r++ {
 			engine := engineRate(b, rt, c, n)
-			rbx := throughput(b, rt, k, c, n)
+			rbx, created, attempted := throughput(b, rt, k, c, n)
 			sumEngine, sumRBX = sumEngine+engine, sumRBX+rbx
-			fmt.Printf("%-6d %14.2f %14.2f %7.2f\n", r, engine, rbx, rbx/engine)
+			fmt.Printf("%-6d %14.2f %14.2f %7.2f %15d (%d)\n", r, engine, rbx, rbx/engine, created, attempted)
 		}
 		ratio := sumRBX / sumEngine
 		fmt.Printf("%-6s %14.2f %14.2f %7.2f (target >= 0.9)\n", "mean", sumEngine/rounds, sumRBX/rounds, ratio)
@@ -229,15 +230,18 @@ func ptr[T any](v T) *T { return &v }
 // from the pool, released (removed) after use. The window opens on an
 // empty start (no container exists: the pool fills inside it) and closes
 // when Close has removed every container — the used ones and the pool's
-// spares — so it holds all the work, as engineRate's does.
-func throughput(b *testing.B, rt *docker.Runtime, k, c, n int) float64 {
+// spares — so it holds all the work, as engineRate's does. It returns the
+// resets per second and how many containers the pool created (and set out
+// to create) for them.
+func throughput(b *testing.B, rt *docker.Runtime, k, c, n int) (rate float64, created, attempted int64) {
 	const task = "bench-throughput"
 	requireNone(b, rt, task)
 	rp, err := replayer.New()
 	require.NoError(b, err)
 	tk, traj := trivial(task, k)
+	counted := &countingCreator{rt: rt}
 	start := time.Now()
-	r, err := reset.New(rt, rp, reset.WithPoolOptions(pool.WithSize(c), pool.WithConcurrency(c)))
+	r, err := reset.New(counted, rp, reset.WithPoolOptions(pool.WithSize(c), pool.WithConcurrency(c)))
 	require.NoError(b, err)
 	var g errgroup.Group
 	g.SetLimit(c)
@@ -255,7 +259,24 @@ func throughput(b *testing.B, rt *docker.Runtime, k, c, n int) float64 {
 	require.NoError(b, errors.Join(err, r.Close(context.Background())))
 	elapsed := time.Since(start)
 	requireNone(b, rt, task)
-	return float64(n) / elapsed.Seconds()
+	return float64(n) / elapsed.Seconds(), counted.created.Load(), counted.attempted.Load()
+}
+
+// countingCreator counts the containers the pool set out to create (the
+// n used ones, the spares it kept warm and removed unused at Close, and the
+// creations Close cancelled) and those it completed.
+type countingCreator struct {
+	rt                 pool.Creator
+	attempted, created atomic.Int64
+}
+
+func (c *countingCreator) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
+	c.attempted.Add(1)
+	sb, err := c.rt.Create(ctx, spec)
+	if err == nil {
+		c.created.Add(1)
+	}
+	return sb, err
 }
 
 // engineRate: n × (create + start + remove) at concurrency c, raw API,
