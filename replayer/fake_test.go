@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
@@ -16,6 +17,7 @@ type fakeSandbox struct {
 	modes   map[string]fs.FileMode
 	answers map[string]sandbox.ExecResult
 	ran     []string
+	timeout []time.Duration // each Exec's timeout, in order
 }
 
 func newFake(answers map[string]sandbox.ExecResult) *fakeSandbox {
@@ -24,6 +26,7 @@ func newFake(answers map[string]sandbox.ExecResult) *fakeSandbox {
 
 func (f *fakeSandbox) Exec(_ context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
 	f.ran = append(f.ran, req.Command)
+	f.timeout = append(f.timeout, req.Timeout)
 	if r, ok := f.answers[req.Command]; ok {
 		return r, nil
 	}
@@ -38,6 +41,13 @@ func (f *fakeSandbox) WriteFile(_ context.Context, path string, data []byte, mod
 	f.files[path] = string(data)
 	if mode != 0 {
 		f.modes[path] = mode
+	}
+	return nil
+}
+
+func (f *fakeSandbox) WriteFiles(ctx context.Context, files []sandbox.File) error {
+	for _, fl := range files {
+		_ = f.WriteFile(ctx, fl.Path, fl.Data, fl.Mode)
 	}
 	return nil
 }

@@ -13,11 +13,11 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
-var _ sandbox.FilesWriter = (*Sandbox)(nil)
-
-// WriteFiles writes all files with one archive extracted at "/". The archive
-// holds file entries only: the engine creates missing parents (0755) and
-// leaves existing directories alone.
+// WriteFiles writes all files with one archive extracted at "/" by the
+// engine: never through the session shell (unlike WriteFile), so a step's
+// PATH, functions or replaced tools cannot alter them. The archive holds
+// file entries only: the engine creates missing parents (0755) and leaves
+// existing directories alone. Files belong to the container's user.
 func (s *Sandbox) WriteFiles(ctx context.Context, files []sandbox.File) error {
 	if len(files) == 0 {
 		return nil
