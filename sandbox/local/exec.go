@@ -101,6 +101,11 @@ func (s *Sandbox) runExec(ctx context.Context, req sandbox.ExecRequest) (sandbox
 	if err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("start shell: %w", err)
 	}
+	if err := s.ulimits().apply(cmd.Process.Pid); err != nil {
+		killGroup(cmd.Process.Pid)
+		_ = cmd.Wait()
+		return sandbox.ExecResult{}, fmt.Errorf("start shell: %w", err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
