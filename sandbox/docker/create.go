@@ -64,18 +64,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}
-	img, err := r.cli.ImageInspect(ctx, spec.Image)
+	imageID, owner, err := r.inspectImage(ctx, spec)
 	if err != nil {
-		if cerrdefs.IsNotFound(err) {
-			return nil, fmt.Errorf("create sandbox: %w: %s", sandbox.ErrImageMissing, spec.Image)
-		}
-		return nil, fmt.Errorf("create sandbox: inspect image %s: %w", spec.Image, engineErr(err))
-	}
-	var owner *fileOwner
-	if spec.User != "" {
-		if owner, err = r.imageOwner(ctx, img.ID, spec.User); err != nil {
-			return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, err)
-		}
+		return nil, err
 	}
 	// Our own name lets us find the container even when ctx is cancelled
 	// while the engine is still creating it and we never learn its id.
@@ -98,11 +89,6 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 			err = fmt.Errorf("create sandbox %s: %w", created.ID, errors.Join(err, sb.Remove(ctx)))
 		}
 	}()
-	if owner != nil && !spec.ReadOnlyRoot {
-		if err := r.giveWorkdir(ctx, created.ID, spec.Workdir, owner); err != nil {
-			return nil, err
-		}
-	}
 	var sess *shellConn
 	if spec.Mode == sandbox.ModeSession {
 		// Attach before start, so the shell's stdin is ours from its first read.
@@ -118,6 +104,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if err := r.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return nil, fmt.Errorf("start: %w", engineErr(err))
 	}
+	if err := r.setupFiles(ctx, sb, spec, imageID); err != nil {
+		return nil, err
+	}
 	if sess != nil {
 		if err := sb.startProtocol(ctx, sess); err != nil {
 			return nil, err
@@ -126,6 +115,39 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	}
 	r.log.Debug("created sandbox", "id", created.ID, "image", spec.Image, "mode", spec.Mode)
 	return sb, nil
+}
+
+// inspectImage returns the id of spec's image, which must exist, and the
+// owner of files for spec.User (nil without one).
+func (r *Runtime) inspectImage(ctx context.Context, spec sandbox.Spec) (string, *fileOwner, error) {
+	img, err := r.cli.ImageInspect(ctx, spec.Image)
+	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return "", nil, fmt.Errorf("create sandbox: %w: %s", sandbox.ErrImageMissing, spec.Image)
+		}
+		return "", nil, fmt.Errorf("create sandbox: inspect image %s: %w", spec.Image, engineErr(err))
+	}
+	if spec.User == "" {
+		return img.ID, nil, nil
+	}
+	owner, err := r.imageOwner(ctx, img.ID, spec.User)
+	if err != nil {
+		return "", nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, err)
+	}
+	return img.ID, owner, nil
+}
+
+// setupFiles prepares the filesystem of a started sandbox: a read-only
+// root's tmpfs get the image's content (see seedTmpfs), a writable root's
+// workdir goes to the sandbox's user (see giveWorkdir).
+func (r *Runtime) setupFiles(ctx context.Context, sb *Sandbox, spec sandbox.Spec, imageID string) error {
+	switch {
+	case spec.ReadOnlyRoot:
+		return r.seedTmpfs(ctx, imageID, sb.id, sb.roots)
+	case sb.owner != nil:
+		return r.giveWorkdir(ctx, sb.id, spec.Workdir, sb.owner)
+	}
+	return nil
 }
 
 // createContainer creates the container with the disk bound the engine

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -98,6 +100,25 @@ func TestIntegrationReadOnlyRoot(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, infos, 1)
 	assert.Equal(t, string(sandbox.DiskBoundReadOnlyRoot), infos[0].Annotations[sandbox.AnnotationDiskBound])
+}
+
+// The writable tmpfs of a read-only root start with what the image holds
+// there, as a writable root would show it.
+func TestIntegrationReadOnlyRootKeepsImageContent(t *testing.T) {
+	rt := newRuntime(t)
+	ctx := context.Background()
+	base := newSandbox(t, rt, sandbox.Spec{Mode: sandbox.ModeExec})
+	_, code := execOut(t, base, "mkdir -p /app/sub && echo hi > /app/sub/hello.txt && ln /app/sub/hello.txt /app/link")
+	require.Zero(t, code)
+	img := "rbx/busybox:test-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
+	_, err := rt.Client().ContainerCommit(ctx, base.ID(), container.CommitOptions{Reference: img})
+	t.Cleanup(func() { _, _ = rt.Client().ImageRemove(context.Background(), img, image.RemoveOptions{Force: true}) })
+	require.NoError(t, err)
+
+	sb := newSandbox(t, rt, sandbox.Spec{Image: img, ReadOnlyRoot: true, Workdir: "/app", User: "nobody"})
+	out, code := execOut(t, sb, "cat sub/hello.txt link; stat -c '%u %a' /app sub/hello.txt; touch new && echo writable")
+	require.Zero(t, code, out)
+	assert.Equal(t, "hi\nhi\n65534 755\n0 644\nwritable", out)
 }
 
 // The bound of a writable root is reported by the runtime and on every

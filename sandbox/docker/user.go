@@ -52,19 +52,11 @@ func (r *Runtime) imageOwner(ctx context.Context, image, user string) (*fileOwne
 	if o, ok := r.owners.Load(key); ok {
 		return o.(*fileOwner), nil
 	}
-	ctr, err := r.cli.ContainerCreate(ctx, &container.Config{Image: image, Entrypoint: []string{"/bin/true"},
-		Labels: r.volumeLabels(sandbox.Spec{})}, &container.HostConfig{NetworkMode: sandbox.NetworkNone}, nil, nil, newName())
-	if err != nil {
-		return nil, fmt.Errorf("resolve user %q: %w", user, engineErr(err))
-	}
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
-		defer cancel()
-		if err := r.cli.ContainerRemove(rctx, ctr.ID, container.RemoveOptions{Force: true}); err != nil {
-			r.log.Warn("remove user lookup container", "id", ctr.ID, "err", err)
-		}
-	}()
-	o, err := r.lookupOwner(ctx, ctr.ID, user)
+	var o *fileOwner
+	err := r.withImageContainer(ctx, image, func(id string) (err error) {
+		o, err = r.lookupOwner(ctx, id, user)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -167,10 +159,9 @@ func (r *Runtime) readContainerFile(ctx context.Context, id, p string) ([]byte, 
 	return data, nil
 }
 
-// giveWorkdir makes the workdir of a created, not yet started, container
-// o's: one directory entry extracted at "/" (the engine creates missing
-// parents as root's, and leaves an existing workdir to us). A read-only
-// root's workdir is a tmpfs mounted with o's ids instead.
+// giveWorkdir makes the workdir of container id o's: one directory entry
+// extracted at "/" by the engine (which creates missing parents as root's).
+// A read-only root's workdir is a tmpfs mounted with o's ids instead.
 func (r *Runtime) giveWorkdir(ctx context.Context, id, workdir string, o *fileOwner) error {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
