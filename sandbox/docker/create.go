@@ -144,7 +144,7 @@ func (r *Runtime) setupFiles(ctx context.Context, sb *Sandbox, spec sandbox.Spec
 	switch {
 	case spec.ReadOnlyRoot:
 		return r.seedTmpfs(ctx, imageID, sb.id, sb.roots)
-	case sb.owner != nil:
+	case sb.owner != nil && spec.Workdir != "/": // never give away "/"
 		return r.giveWorkdir(ctx, sb.id, spec.Workdir, sb.owner)
 	}
 	return nil
