@@ -151,7 +151,8 @@ func complete(s *trajectory.Step) error {
 
 // setField sets argument field of s from a foreign value, coerced to the
 // argument's type in trajectory's field table (numbers and booleans become
-// strings, "30" or 30 seconds a duration, [start, end] a range).
+// strings, "30" or 30 seconds a duration, [start, end] a range, "true" a
+// boolean).
 func setField(s *trajectory.Step, field string, v any) error {
 	arg, ok := mappable()[field]
 	if !ok {
@@ -164,6 +165,8 @@ func setField(s *trajectory.Step, field string, v any) error {
 		val, err = toRange(v)
 	case trajectory.ArgInt:
 		val, err = toInt(v)
+	case trajectory.ArgBool:
+		val, err = toBool(v)
 	case trajectory.ArgDuration:
 		var d time.Duration
 		d, err = toDuration(v)
@@ -199,6 +202,16 @@ func toInt(v any) (int, error) {
 		return strconv.Atoi(strings.TrimSpace(x))
 	}
 	return 0, fmt.Errorf("expected an integer, got %T", v)
+}
+
+func toBool(v any) (bool, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		return strconv.ParseBool(strings.TrimSpace(x))
+	}
+	return false, fmt.Errorf("expected a boolean, got %T", v)
 }
 
 func toDuration(v any) (time.Duration, error) {

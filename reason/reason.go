@@ -17,8 +17,8 @@ const (
 	// step's comparison.
 	Output Reason = "output"
 	// Action: the action itself could not be carried out (edit target
-	// absent, capture field missing, service not declared, undefined
-	// variable).
+	// absent, capture field missing, URL or redirect outside the declared
+	// services, undefined variable).
 	Action Reason = "action_failed"
 	// Timeout: a step, the verifier or the episode ran out of time.
 	Timeout Reason = "timeout"

@@ -3,8 +3,11 @@ package replayer
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/rbx-sandbox/rbx/reason"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
@@ -16,12 +19,18 @@ import (
 // reason action_failed when the action could not be carried out (edit
 // target absent, undefined variable, capture field missing), which the
 // agent should be told; any other error is the sandbox's
-// (reason.IsInfra).
+// (reason.IsInfra). The action's own timeout is capped at the task's step
+// limit (StepLimit); the result's TimeoutCapped says when it was.
 func (run *Run) Do(ctx context.Context, s trajectory.Step) (StepResult, error) {
 	s.Observation, s.Checkpoint = nil, nil
+	capped := s.Timeout.D() > run.StepLimit()
+	if capped {
+		s.Timeout = task.Duration(run.StepLimit())
+	}
 	i := run.next + run.live
 	run.live++
 	res, out, err := run.run(ctx, i, s)
+	res.TimeoutCapped = capped
 	why := reasonOf(err)
 	if err == nil && !out.timedOut && !(s.Action == trajectory.KindHTTP && out.exitCode >= 400) {
 		err, why = run.capture(s, out), reason.Action
@@ -37,6 +46,18 @@ func (run *Run) Do(ctx context.Context, s trajectory.Step) (StepResult, error) {
 		return res, &StepError{Index: i, Action: s.Action, Summary: res.Summary, Reason: why, Output: res.Output, Err: err}
 	}
 	return res, nil
+}
+
+// StepLimit is the longest a live action may run: the task's
+// limits.step_timeout, or sandbox.DefaultStepTimeout when it sets none. An
+// agent may ask for less time, never more: its commands are untrusted.
+// (Recorded reference steps keep their own timeouts: the task's author
+// wrote them and prefilter checked them.)
+func (run *Run) StepLimit() time.Duration {
+	if d := run.task.Limits.StepTimeout.D(); d > 0 {
+		return d
+	}
+	return sandbox.DefaultStepTimeout
 }
 
 // Observe turns what Do returned into what an agent reads: the action's

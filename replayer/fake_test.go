@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
@@ -16,6 +17,7 @@ type fakeSandbox struct {
 	modes   map[string]fs.FileMode
 	answers map[string]sandbox.ExecResult
 	ran     []string
+	timeout []time.Duration // each Exec's timeout, in order
 }
 
 func newFake(answers map[string]sandbox.ExecResult) *fakeSandbox {
@@ -24,6 +26,7 @@ func newFake(answers map[string]sandbox.ExecResult) *fakeSandbox {
 
 func (f *fakeSandbox) Exec(_ context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
 	f.ran = append(f.ran, req.Command)
+	f.timeout = append(f.timeout, req.Timeout)
 	if r, ok := f.answers[req.Command]; ok {
 		return r, nil
 	}

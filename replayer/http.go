@@ -3,9 +3,10 @@ package replayer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,15 +19,16 @@ import (
 const maxBody = 4 << 20
 
 // http runs an http step from the orchestrator (not the sandbox), only
-// towards the task's declared services. The status code stands in for the
-// exit code.
+// towards the task's declared services, redirects included. The status
+// code stands in for the exit code.
 func (run *Run) http(ctx context.Context, s trajectory.Step) (outcome, error) {
 	raw, err := run.expand("url", s.URL)
 	if err != nil {
 		return outcome{}, err
 	}
-	if err := run.allowed(raw); err != nil {
-		return outcome{}, err
+	u, err := run.allow.check(raw)
+	if err != nil {
+		return outcome{}, fmt.Errorf("%w: %v", errAction, err)
 	}
 	var body io.Reader
 	if s.Body != nil {
@@ -41,9 +43,11 @@ func (run *Run) http(ctx context.Context, s trajectory.Step) (outcome, error) {
 		ctx, cancel = context.WithTimeout(ctx, s.Timeout.D())
 		defer cancel()
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, strings.ToUpper(s.Method), raw, body)
+	method := strings.ToUpper(s.Method)
+	ctx = withPolicy(ctx, &requestPolicy{allow: run.allow, retry: retried(s)})
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
-		return outcome{}, fmt.Errorf("%w: %s %s: %v", errAction, s.Method, raw, err)
+		return outcome{}, fmt.Errorf("%w: %s %s: %v", errAction, method, raw, err)
 	}
 	for k, v := range s.Headers {
 		if v, err = run.expand("headers."+k, v); err != nil {
@@ -52,13 +56,16 @@ func (run *Run) http(ctx context.Context, s trajectory.Step) (outcome, error) {
 		req.Header.Set(k, v)
 	}
 	resp, err := run.r.http.Do(req)
+	if re, ok := errors.AsType[*redirectError](err); ok {
+		return outcome{}, fmt.Errorf("%w: %s %s: %v", errAction, method, raw, re)
+	}
 	if err != nil {
 		return outcome{}, err // retryablehttp's error names the method, URL and attempts
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return outcome{}, fmt.Errorf("%s %s: read body: %w", s.Method, raw, err)
+		return outcome{}, fmt.Errorf("%s %s: read body: %w", method, raw, err)
 	}
 	truncated := len(data) > maxBody
 	if truncated {
@@ -68,34 +75,19 @@ func (run *Run) http(ctx context.Context, s trajectory.Step) (outcome, error) {
 		truncated: truncated, bytes: int64(len(data))}, nil
 }
 
-// allowed checks that raw lies under one of the task's service URLs.
-func (run *Run) allowed(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("%w: url %q: expected an absolute http(s) URL", errAction, raw)
-	}
-	for _, base := range run.services {
-		b, err := url.Parse(base)
-		if err != nil {
-			continue
-		}
-		if strings.EqualFold(b.Scheme, u.Scheme) && strings.EqualFold(b.Host, u.Host) &&
-			strings.HasPrefix(u.Path, strings.TrimSuffix(b.Path, "/")) {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: url %q is not under any of the task's services (%s)", errAction, raw, serviceList(run.services))
-}
+// idempotent methods may be sent twice with the effect of once (RFC 9110
+// §9.2.2), so they are retried by default.
+var idempotent = []string{"GET", "HEAD", "OPTIONS", "PUT", "DELETE"}
 
-func serviceList(m map[string]string) string {
-	if len(m) == 0 {
-		return "none declared"
+// retried reports whether http step s is retried on errors and 5xx/429
+// answers: as its "retry" says, else only for idempotent methods. A
+// connection that could not be opened is retried in every case (nothing
+// was sent).
+func retried(s trajectory.Step) bool {
+	if s.Retry != nil {
+		return *s.Retry
 	}
-	var parts []string
-	for k, v := range m {
-		parts = append(parts, k+"="+v)
-	}
-	return strings.Join(parts, ", ")
+	return slices.Contains(idempotent, strings.ToUpper(s.Method))
 }
 
 // capture binds variables to fields of the JSON response body.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 
@@ -57,7 +56,10 @@ func WithServices(m map[string]string) Option {
 }
 
 // WithHTTPClient replaces the HTTP client used by http steps (default: 3
-// retries, 100 ms–2 s backoff, 30 s per attempt).
+// retries, 100 ms–2 s backoff, 30 s per attempt). New installs on c the
+// allow-list check of redirects (its HTTPClient's CheckRedirect) and the
+// rule that requests which must not be repeated are not retried (wrapping
+// its CheckRetry), so c should not be shared with other uses.
 func WithHTTPClient(c *retryablehttp.Client) Option {
 	return func(r *Replayer) error { r.http = c; return nil }
 }
@@ -94,24 +96,6 @@ func New(opts ...Option) (*Replayer, error) {
 	if r.http == nil {
 		r.http = defaultHTTPClient(r.log)
 	}
+	guard(r.http)
 	return r, nil
 }
-
-func defaultHTTPClient(log *slog.Logger) *retryablehttp.Client {
-	c := retryablehttp.NewClient()
-	c.RetryMax = 3
-	c.RetryWaitMin = 100 * time.Millisecond
-	c.RetryWaitMax = 2 * time.Second
-	c.HTTPClient.Timeout = 30 * time.Second
-	c.Logger = slogAdapter{log}
-	return c
-}
-
-// slogAdapter lets retryablehttp log its retries through slog.
-type slogAdapter struct{ l *slog.Logger }
-
-// Error is a failed attempt; the step reports the final failure itself.
-func (a slogAdapter) Error(msg string, kv ...any) { a.l.Debug(msg, kv...) }
-func (a slogAdapter) Info(msg string, kv ...any)  { a.l.Debug(msg, kv...) }
-func (a slogAdapter) Debug(msg string, kv ...any) { a.l.Debug(msg, kv...) }
-func (a slogAdapter) Warn(msg string, kv ...any)  { a.l.Warn(msg, kv...) }

@@ -27,7 +27,8 @@ const (
 func (r StepResult) Observation() trajectory.Observation {
 	code := r.ExitCode
 	o := trajectory.Observation{Output: r.Output, ExitCode: &code, Truncated: r.Truncated || int64(len(r.Output)) < r.OutputBytes,
-		OutputBytes: r.OutputBytes, TimedOut: r.TimedOut, SessionLost: r.SessionLost, DurationMS: float64(r.Duration.Microseconds()) / 1000}
+		OutputBytes: r.OutputBytes, TimedOut: r.TimedOut, TimeoutCapped: r.TimeoutCapped, SessionLost: r.SessionLost,
+		DurationMS: float64(r.Duration.Microseconds()) / 1000}
 	if r.Action == trajectory.KindHTTP {
 		o.Status = r.ExitCode
 	}
@@ -42,9 +43,12 @@ type StepResult struct {
 	Status   Status          `json:"status"`
 	ExitCode int             `json:"exit_code"`
 	// Expected is the recorded exit code (or HTTP status), when recorded.
-	Expected  *int `json:"expected_exit_code,omitempty"`
-	TimedOut  bool `json:"timed_out,omitempty"`
-	Truncated bool `json:"truncated,omitempty"`
+	Expected *int `json:"expected_exit_code,omitempty"`
+	TimedOut bool `json:"timed_out,omitempty"`
+	// TimeoutCapped: a live action asked for a timeout above the task's
+	// step limit and ran with the limit instead (Run.Do).
+	TimeoutCapped bool `json:"timeout_capped,omitempty"`
+	Truncated     bool `json:"truncated,omitempty"`
 	// OutputBytes is the full size of the live output.
 	OutputBytes int64 `json:"output_bytes"`
 	// Output is the live output, cut to an excerpt.

@@ -24,6 +24,7 @@ type Run struct {
 	traj     *trajectory.Trajectory
 	vars     map[string]string
 	services map[string]string
+	allow    allowList // the services, parsed
 	next     int
 	live     int // actions run by Do
 }
@@ -41,7 +42,7 @@ func (r *Replayer) Start(sb Sandbox, tk *task.Task, traj *trajectory.Trajectory)
 	if vars == nil {
 		vars = map[string]string{}
 	}
-	return &Run{r: r, sb: sb, task: tk, traj: traj, vars: vars, services: services}
+	return &Run{r: r, sb: sb, task: tk, traj: traj, vars: vars, services: services, allow: newAllowList(services)}
 }
 
 // Replay resets sb to checkpoint k: it replays steps [0, k). A divergence is

@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strings"
 )
 
 // Backend is one entry of the ordered list Detect tries. Each backend
@@ -11,6 +11,10 @@ import (
 type Backend struct {
 	// Name is the backend's short name, as Runtime.Name returns it.
 	Name string
+	// Unisolated marks a backend whose sandboxes are plain host processes
+	// (local). Detect never picks one: running untrusted commands on the
+	// host must be asked for by name (Open).
+	Unisolated bool
 	// Available reports whether the backend can run here, with an error
 	// wrapping ErrUnavailable when it cannot.
 	Available func(ctx context.Context) error
@@ -24,14 +28,45 @@ type Skipped struct {
 	Err  error
 }
 
-// Detect returns a runtime of the first backend whose Available succeeds,
-// trying them in order, with the backends it passed over before it, so that
-// the caller can report a fallback (a fallback may lower isolation: it must
-// not be silent). With none available the error wraps ErrUnavailable and
-// joins every backend's reason.
+// NoRuntimeError is Detect's error when no isolating backend answers. It
+// matches ErrUnavailable and every backend's own error with errors.Is.
+type NoRuntimeError struct {
+	// Tried are the isolating backends that did not answer, in order.
+	Tried []Skipped
+}
+
+// Error names each backend tried and why it did not answer.
+func (e *NoRuntimeError) Error() string {
+	if len(e.Tried) == 0 {
+		return "no isolating sandbox runtime is configured"
+	}
+	why := make([]string, len(e.Tried))
+	for i, s := range e.Tried {
+		why[i] = s.Name + ": " + strings.TrimPrefix(s.Err.Error(), s.Name+": ")
+	}
+	return "no isolating sandbox runtime answered (" + strings.Join(why, "; ") + ")"
+}
+
+// Unwrap returns ErrUnavailable and the backends' errors.
+func (e *NoRuntimeError) Unwrap() []error {
+	errs := []error{ErrUnavailable}
+	for _, s := range e.Tried {
+		errs = append(errs, s.Err)
+	}
+	return errs
+}
+
+// Detect returns a runtime of the first isolating backend whose Available
+// succeeds, trying them in order, with the backends it passed over before
+// it, so that the caller can report them. Unisolated backends are never
+// chosen: a fallback to host processes would lower isolation silently.
+// With none available the error is a *NoRuntimeError.
 func Detect(ctx context.Context, backends ...Backend) (Runtime, []Skipped, error) {
 	var skipped []Skipped
 	for _, b := range backends {
+		if b.Unisolated {
+			continue
+		}
 		err := b.Available(ctx)
 		if err == nil {
 			rt, err := b.New()
@@ -42,11 +77,7 @@ func Detect(ctx context.Context, backends ...Backend) (Runtime, []Skipped, error
 		}
 		skipped = append(skipped, Skipped{Name: b.Name, Err: err})
 	}
-	errs := []error{ErrUnavailable}
-	for _, s := range skipped {
-		errs = append(errs, fmt.Errorf("%s: %w", s.Name, s.Err))
-	}
-	return nil, skipped, fmt.Errorf("detect runtime: %w", errors.Join(errs...))
+	return nil, skipped, &NoRuntimeError{Tried: skipped}
 }
 
 // Open returns the runtime of the backend called name, with an error

@@ -124,6 +124,22 @@ func TestDetect(t *testing.T) {
 		_, _, err := sandbox.Detect(context.Background(), sandbox.Backend{Name: "a", Available: unavailable, New: newRT("a")})
 		assert.ErrorIs(t, err, sandbox.ErrUnavailable)
 		assert.ErrorIs(t, err, down)
+		var nr *sandbox.NoRuntimeError
+		require.ErrorAs(t, err, &nr)
+		assert.Equal(t, "no isolating sandbox runtime answered (a: down)", err.Error())
+	})
+	t.Run("never an unisolated backend", func(t *testing.T) {
+		rt, skipped, err := sandbox.Detect(context.Background(),
+			sandbox.Backend{Name: "a", Available: unavailable, New: newRT("a")},
+			sandbox.Backend{Name: "host", Unisolated: true, Available: available, New: newRT("host")})
+		assert.Nil(t, rt)
+		assert.ErrorIs(t, err, sandbox.ErrUnavailable)
+		require.Len(t, skipped, 1)
+		assert.Equal(t, "a", skipped[0].Name)
+		rt, err = sandbox.Open(context.Background(), "host",
+			sandbox.Backend{Name: "host", Unisolated: true, Available: available, New: newRT("host")})
+		require.NoError(t, err)
+		assert.Equal(t, "host", rt.Name())
 	})
 	t.Run("open by name", func(t *testing.T) {
 		bs := []sandbox.Backend{{Name: "a", Available: unavailable, New: newRT("a")}, {Name: "b", Available: available, New: newRT("b")}}

@@ -18,6 +18,7 @@ type Reapable interface {
 
 type reapConfig struct {
 	all         bool
+	kept        bool
 	olderThan   time.Duration
 	dryRun      bool
 	includeSelf bool
@@ -32,6 +33,13 @@ type ReapOption func(*reapConfig) error
 // (default: only those of dead owners of this host).
 func WithAll() ReapOption {
 	return func(c *reapConfig) error { c.all = true; return nil }
+}
+
+// WithKept also selects the sandboxes labelled rbx.keep=true (by `rbx
+// replay --keep`) whose owner is a dead process of this host (default:
+// kept sandboxes are spared; WithAll and WithOlderThan select them anyway).
+func WithKept() ReapOption {
+	return func(c *reapConfig) error { c.kept = true; return nil }
 }
 
 // WithOlderThan selects exactly the sandboxes created more than d ago (by
@@ -75,7 +83,7 @@ func WithReapConcurrency(n int) ReapOption {
 // Reap removes rbx-managed sandboxes of rt and returns those it removed, in
 // List order. Which ones:
 //   - default: those whose rbx.owner is a dead process of this host (see
-//     OwnerAlive), except sandboxes labelled rbx.keep=true;
+//     OwnerAlive), except sandboxes labelled rbx.keep=true (unless WithKept);
 //   - WithAll: all of them;
 //   - WithOlderThan(d): those older than d, and only those;
 //
@@ -118,7 +126,7 @@ func (c *reapConfig) selects(in Info) bool {
 		return true
 	case c.olderThan > 0:
 		return c.now().Sub(Created(in)) > c.olderThan
-	case in.Labels[LabelKeep] == "true":
+	case in.Labels[LabelKeep] == "true" && !c.kept:
 		return false
 	}
 	alive, sameHost := OwnerAlive(owner)

@@ -98,6 +98,7 @@ func TestReap(t *testing.T) {
 		want []string
 	}{
 		{"default: dead owners of this host, not kept", nil, []string{"dead-old", "dead-pooled", "dead-young"}},
+		{"kept: also the kept ones of dead owners", []sandbox.ReapOption{sandbox.WithKept()}, []string{"dead-kept", "dead-old", "dead-pooled", "dead-young"}},
 		{"all but self", []sandbox.ReapOption{sandbox.WithAll()}, []string{"dead-kept", "dead-old", "dead-pooled", "dead-young", "legacy-owner", "other-host"}},
 		{"all with self", []sandbox.ReapOption{sandbox.WithAll(), sandbox.WithSelf()}, []string{"dead-kept", "dead-old", "dead-pooled", "dead-young", "legacy-owner", "other-host", "self"}},
 		{"older than: exactly the old ones but self", []sandbox.ReapOption{sandbox.WithOlderThan(time.Hour)}, []string{"dead-old", "other-host"}},

@@ -21,7 +21,7 @@ func TestDisconnectedEvaluateIsNotObserved(t *testing.T) {
 	tk.Verify.Command = "sleep 3; true"
 	e.Task = &tk
 	h := newHarness(t, nil, []server.Entry{e})
-	ep := h.reset(e.Task.ID, 0)
+	ep := h.resetFed(e.Task.ID, 0)
 	for i := range e.Ref.Len() {
 		h.step(ep.ID, refCall(t, e.Ref, i), false)
 	}

@@ -18,8 +18,9 @@ const (
 	StateEvaluated = "evaluated"
 	StateClosed    = "closed"
 	StateExpired   = "expired"
-	StateFailed    = "failed" // the sandbox died under a call
-	StateLost      = "lost"   // open when a previous server process died
+	StateFailed    = "failed"    // the sandbox died under a call
+	StateLost      = "lost"      // open when a previous server process died
+	StateTruncated = "truncated" // ran past the task's limits.episode_timeout
 )
 
 // Action is one policy action of an episode (after the reference prefix)
@@ -72,7 +73,10 @@ type episode struct {
 	run     *replayer.Run // the reset's replay, continued with the policy's actions
 	observe bool          // the outcome goes to the curriculum
 	used    time.Time
-	holds   atomic.Bool // sb is set: read without the lock by metrics
+	// deadline is when the episode ends truncated: handed out plus the
+	// task's limits.episode_timeout (set by admit).
+	deadline time.Time
+	holds    atomic.Bool // sb is set: read without the lock by metrics
 }
 
 func newEpisodeID() string {

@@ -60,9 +60,9 @@ func (s *Server) getEpisode(r *http.Request) (any, *APIError) {
 func (s *Server) listEpisodes(r *http.Request) (any, *APIError) {
 	state := r.URL.Query().Get("state")
 	switch state {
-	case "", StateOpen, StateEvaluated, StateClosed, StateExpired, StateFailed, StateLost:
+	case "", StateOpen, StateEvaluated, StateClosed, StateExpired, StateFailed, StateLost, StateTruncated:
 	default:
-		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "state %q: expected open, evaluated, closed, expired, failed or lost", clip(state, 32))
+		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "state %q: expected open, evaluated, closed, expired, truncated, failed or lost", clip(state, 32))
 	}
 	limit := 100
 	if v := r.URL.Query().Get("limit"); v != "" {

@@ -20,12 +20,13 @@ const (
 	CodeUnknownTask     = "unknown_task"       // no such task
 	CodeUnknownEpisode  = "unknown_episode"    // no such episode (or expired)
 	CodeUnknownVersion  = "unknown_version"    // no such reference version
-	CodeEpisodeFinished = "episode_finished"   // evaluated, closed, expired or lost
+	CodeEpisodeFinished = "episode_finished"   // evaluated, closed, expired, truncated, failed or lost
 	CodeStepLimit       = "step_limit"         // the episode used its steps
 	CodeResetFailed     = "reset_failed"       // the replay to k failed
 	CodeSandboxLost     = "sandbox_lost"       // the episode's sandbox died
 	CodeUnauthorized    = "unauthorized"       // missing or wrong bearer token
 	CodeTooLarge        = "too_large"          // request body over the limit
+	CodeTooManyEpisodes = "too_many_episodes"  // --max-episodes are open
 	CodeNotFound        = "not_found"          // no such route
 	CodeMethod          = "method_not_allowed" // route exists, method does not
 	CodeShuttingDown    = "shutting_down"      // the server is draining
@@ -38,6 +39,8 @@ type APIError struct {
 	Code    string         `json:"code"`
 	Message string         `json:"message"`
 	Details map[string]any `json:"-"`
+	// RetryAfter, when set, is sent as the Retry-After header (seconds).
+	RetryAfter int `json:"-"`
 }
 
 func (e *APIError) Error() string { return e.Code + ": " + e.Message }

@@ -25,8 +25,9 @@ type EvaluateResponse struct {
 	// ShiftExceeded: the intervened share of steps or of tokens is over
 	// the server's --max-intervention-share; a trainer drops the episode.
 	ShiftExceeded bool `json:"shift_exceeded"`
-	// Observed reports that the outcome went to the curriculum (episodes
-	// reset by the server without intervened steps; not forks).
+	// Observed reports that the outcome went to the curriculum: episodes
+	// whose k the curriculum chose (or reset with feed_curriculum) and
+	// without intervened steps; never forks.
 	Observed bool `json:"observed"`
 	// ReferenceVersion is the reference version the episode was reset on.
 	ReferenceVersion int `json:"reference_version"`
@@ -51,7 +52,7 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	if aerr := s.stillOpen(ep); aerr != nil {
+	if aerr := s.overdue(r.Context(), ep); aerr != nil {
 		return nil, aerr
 	}
 	ep.used = now()

@@ -5,11 +5,13 @@ import (
 	"time"
 )
 
-// expireLoop removes idle episodes' sandboxes after the TTL and forgets
-// finished episodes (the journal keeps them) after as long again.
+// expireLoop removes idle episodes' sandboxes after the TTL, ends idle
+// episodes past their episode_timeout (truncated), and forgets finished
+// episodes (the journal keeps them) after as long again. It looks at least
+// every second, so an idle episode outlives its deadline by at most that.
 func (s *Server) expireLoop() {
 	defer s.wg.Done()
-	tick := time.NewTicker(max(s.cfg.ttl/4, 50*time.Millisecond))
+	tick := time.NewTicker(min(max(s.cfg.ttl/4, 50*time.Millisecond), time.Second))
 	defer tick.Stop()
 	for {
 		select {
@@ -33,6 +35,8 @@ func (s *Server) expire(t time.Time) {
 			continue
 		}
 		switch {
+		case ep.rec.State == StateOpen && !t.Before(ep.deadline):
+			s.truncate(context.Background(), ep)
 		case ep.rec.State == StateOpen && t.Sub(ep.used) > s.cfg.ttl:
 			if err := s.finish(context.Background(), ep, StateExpired, nil); err != nil {
 				s.cfg.log.Warn("serve: journal expired episode", "episode", ep.rec.ID, "err", err)

@@ -50,6 +50,15 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 	}
 	t := *req.T
 	base := min(t, rec.K) // reset checks that it is a checkpoint
+	if aerr := s.reserve(1); aerr != nil {
+		return nil, aerr
+	}
+	admitted := false
+	defer func() {
+		if !admitted {
+			s.unreserve(1)
+		}
+	}()
 	ep, info, aerr := s.open(r.Context(), e, base)
 	if aerr != nil {
 		return nil, aerr
@@ -76,5 +85,6 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 		s.discard([]*episode{ep})
 		return nil, aerr
 	}
+	admitted = true
 	return ForkResponse{Episode: info, Tools: tools.Schemas(), TotalMS: ms(since(start))}, nil
 }

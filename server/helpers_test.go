@@ -117,8 +117,20 @@ func errorCode(t testing.TB, raw []byte) string {
 // reset opens one episode at k and returns it.
 func (h *harness) reset(task string, k int) server.EpisodeInfo {
 	h.t.Helper()
+	return h.resetWith(map[string]any{"task": task, "checkpoint": k})
+}
+
+// resetFed opens one episode at k whose outcome feeds the curriculum
+// (feed_curriculum), as an episode at "auto" would.
+func (h *harness) resetFed(task string, k int) server.EpisodeInfo {
+	h.t.Helper()
+	return h.resetWith(map[string]any{"task": task, "checkpoint": k, "feed_curriculum": true})
+}
+
+func (h *harness) resetWith(body map[string]any) server.EpisodeInfo {
+	h.t.Helper()
 	var rr server.ResetResponse
-	code, raw := h.call("POST", "/v1/reset", map[string]any{"task": task, "checkpoint": k}, &rr)
+	code, raw := h.call("POST", "/v1/reset", body, &rr)
 	require.Equal(h.t, http.StatusOK, code, "%s", raw)
 	require.Len(h.t, rr.Episodes, 1)
 	return rr.Episodes[0]

@@ -13,15 +13,16 @@ import (
 // metrics are the server's Prometheus series, in a registry of its own
 // (two servers in one test process do not collide).
 type metrics struct {
-	reg      *prometheus.Registry
-	requests *prometheus.HistogramVec
-	resets   *prometheus.CounterVec
-	resetDur *prometheus.HistogramVec
-	stepExec prometheus.Histogram
-	outcomes *prometheus.CounterVec
-	errors   *prometheus.CounterVec
-	lost     prometheus.Counter
-	expired  prometheus.Counter
+	reg       *prometheus.Registry
+	requests  *prometheus.HistogramVec
+	resets    *prometheus.CounterVec
+	resetDur  *prometheus.HistogramVec
+	stepExec  prometheus.Histogram
+	outcomes  *prometheus.CounterVec
+	errors    *prometheus.CounterVec
+	lost      prometheus.Counter
+	expired   prometheus.Counter
+	truncated prometheus.Counter
 }
 
 var latencyBuckets = []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
@@ -45,10 +46,12 @@ func newMetrics(s *Server) *metrics {
 			Help: "Episodes a previous server process left open (found at start-up)."}),
 		expired: prometheus.NewCounter(prometheus.CounterOpts{Name: "rbx_serve_episodes_expired_total",
 			Help: "Episodes removed after the idle TTL."}),
+		truncated: prometheus.NewCounter(prometheus.CounterOpts{Name: "rbx_serve_episodes_truncated_total",
+			Help: "Episodes ended at their task's episode_timeout."}),
 	}
 	open := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rbx_serve_episodes_open",
 		Help: "Episodes holding a sandbox."}, func() float64 { return float64(s.openCount()) })
-	m.reg.MustRegister(m.requests, m.resets, m.resetDur, m.stepExec, m.outcomes, m.errors, m.lost, m.expired, open,
+	m.reg.MustRegister(m.requests, m.resets, m.resetDur, m.stepExec, m.outcomes, m.errors, m.lost, m.expired, m.truncated, open,
 		poolCollector{s}, collectors.NewGoCollector())
 	return m
 }

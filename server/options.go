@@ -16,6 +16,7 @@ type config struct {
 	ttl      time.Duration
 	maxBody  int64
 	maxGroup int
+	maxOpen  int
 	maxSteps int
 	maxShare float64
 	excerpt  int
@@ -26,7 +27,7 @@ type config struct {
 }
 
 func defaults() config {
-	return config{ttl: 10 * time.Minute, maxBody: 1 << 20, maxGroup: 64, maxSteps: 256, maxShare: 0.5,
+	return config{ttl: 10 * time.Minute, maxBody: 1 << 20, maxGroup: 64, maxOpen: 256, maxSteps: 256, maxShare: 0.5,
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
@@ -72,6 +73,20 @@ func WithMaxGroup(n int) Option {
 			return fmt.Errorf("max group %d: expected ≥ 1", n)
 		}
 		c.maxGroup = n
+		return nil
+	}
+}
+
+// WithMaxEpisodes limits the episodes open at once, every member of a
+// group and every fork counted (default 256): a reset or fork beyond it
+// gets 429 too_many_episodes with Retry-After, so that a runaway trainer
+// cannot start sandboxes without bound.
+func WithMaxEpisodes(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("max episodes %d: expected ≥ 1", n)
+		}
+		c.maxOpen = n
 		return nil
 	}
 }

@@ -72,8 +72,8 @@ func TestReferenceRefresh(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.db")
 	h := newHarness(t, rt, []server.Entry{e}, server.WithReferenceRefresh(rt, 2), server.WithJournal(state))
 
-	open := h.reset("redundant", 5) // stays open on version 1 across the adoption
-	iv := h.reset("redundant", 0)   // intervened: off-policy, no candidate
+	open := h.resetFed("redundant", 5) // stays open on version 1 across the adoption
+	iv := h.reset("redundant", 0)      // intervened: off-policy, no candidate
 	h.step(iv.ID, shell("echo done > out.txt"), true)
 	assert.False(t, h.evaluate(iv.ID).ReferenceCandidate, "an intervened episode is off-policy")
 	long := h.reset("redundant", 3) // as long as the reference's suffix: no candidate
@@ -123,7 +123,7 @@ func TestReferenceRefresh(t *testing.T) {
 
 	// Resets use version 2: T = 2 and its prefix.
 	var rr server.ResetResponse
-	code, raw = h.call("POST", "/v1/reset", map[string]any{"task": "redundant", "checkpoint": 1}, &rr)
+	code, raw = h.call("POST", "/v1/reset", map[string]any{"task": "redundant", "checkpoint": 1, "feed_curriculum": true}, &rr)
 	require.Equal(t, http.StatusOK, code, "%s", raw)
 	assert.Equal(t, 2, rr.T)
 	next := rr.Episodes[0]
@@ -205,7 +205,7 @@ func TestReferenceRefreshFromK(t *testing.T) {
 	rt, err := local.New()
 	require.NoError(t, err)
 	h := newHarness(t, rt, []server.Entry{e}, server.WithReferenceRefresh(rt, 1))
-	before, after := h.reset("redundant", 1), h.reset("redundant", 4) // open on version 1
+	before, after := h.resetFed("redundant", 1), h.resetFed("redundant", 4) // open on version 1
 
 	ep := h.reset("redundant", 2)
 	h.step(ep.ID, shell("echo done > out.txt"), false)

@@ -24,6 +24,12 @@ type ResetRequest struct {
 	Group int `json:"group,omitempty"`
 	// Seed is echoed back in each episode's info (replay is deterministic).
 	Seed *int64 `json:"seed,omitempty"`
+	// FeedCurriculum sends the outcomes of episodes at an explicit k to
+	// the curriculum. Off by default: the caller, not the curriculum,
+	// chose k (an evaluation sweep, a debugging session), and counting
+	// those episodes would move the rollback or pass for Search-Learn
+	// probes. Episodes at "auto" always feed it.
+	FeedCurriculum bool `json:"feed_curriculum,omitempty"`
 }
 
 // ResetResponse is a group of episodes at one checkpoint.
@@ -74,18 +80,12 @@ func (s *Server) reset(r *http.Request) (any, *APIError) {
 	if req.Group < 1 || req.Group > s.cfg.maxGroup {
 		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "group %d: expected 1 to %d", req.Group, s.cfg.maxGroup)
 	}
-	// The reference and the curriculum's k are read together: an adoption
-	// between them would pair k of one version with the steps of another.
-	s.adoptMu.RLock()
-	e, aerr := s.entry(req.Task)
-	k, purpose := 0, ""
-	if aerr == nil {
-		k, purpose, aerr = s.checkpoint(e, req)
-	}
-	s.adoptMu.RUnlock()
+	e, k, purpose, aerr := s.pick(req)
 	if aerr != nil {
 		return nil, aerr
 	}
+	admitted := 0
+	defer func() { s.unreserve(req.Group - admitted) }()
 	eps := make([]*episode, req.Group)
 	infos := make([]EpisodeInfo, req.Group)
 	g, ctx := errgroup.WithContext(r.Context())
@@ -108,16 +108,42 @@ func (s *Server) reset(r *http.Request) (any, *APIError) {
 		}
 		return nil, resetFailed(err)
 	}
+	feed := purpose != string(curriculum.PurposeExplicit) || req.FeedCurriculum
 	for _, ep := range eps {
-		ep.observe = k < e.Ref.Len() && e.Ref.ValidCheckpoint(k)
+		ep.observe = feed && k < e.Ref.Len() && e.Ref.ValidCheckpoint(k)
 		ep.rec.Purpose = purpose
 		if aerr := s.admit(r.Context(), ep); aerr != nil {
 			s.discard(eps)
 			return nil, aerr
 		}
+		admitted++
 	}
 	return ResetResponse{Task: e.Task.ID, K: k, T: e.Ref.Len(), Purpose: purpose, Tools: tools.Schemas(),
 		Episodes: infos, TotalMS: ms(since(start))}, nil
+}
+
+// pick looks the task up, claims the group's --max-episodes slots and
+// chooses k, under adoptMu: the reference and k are read together (an
+// adoption between them would pair k of one version with the steps of
+// another), and the slots are claimed before k so that a refused group
+// does not move the curriculum. On success the caller owns req.Group
+// slots (admit or unreserve).
+func (s *Server) pick(req ResetRequest) (*Entry, int, string, *APIError) {
+	s.adoptMu.RLock()
+	defer s.adoptMu.RUnlock()
+	e, aerr := s.entry(req.Task)
+	if aerr != nil {
+		return nil, 0, "", aerr
+	}
+	if aerr := s.reserve(req.Group); aerr != nil {
+		return nil, 0, "", aerr
+	}
+	k, purpose, aerr := s.checkpoint(e, req)
+	if aerr != nil {
+		s.unreserve(req.Group)
+		return nil, 0, "", aerr
+	}
+	return e, k, purpose, nil
 }
 
 // checkpoint is the request's k: explicit, or the curriculum's choice.
@@ -169,8 +195,11 @@ func (s *Server) open(ctx context.Context, e *Entry, k int) (*episode, EpisodeIn
 	return ep, info, nil
 }
 
-// admit journals an episode as open and makes it reachable.
+// admit journals an episode as open and makes it reachable, turning one
+// of the caller's reserved slots into it; its episode_timeout runs from
+// now.
 func (s *Server) admit(ctx context.Context, ep *episode) *APIError {
+	ep.deadline = now().Add(ep.entry.Task.EpisodeTimeout())
 	if s.jr != nil {
 		if err := s.jr.put(ctx, ep.snapshot()); err != nil {
 			return apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
@@ -182,6 +211,7 @@ func (s *Server) admit(ctx context.Context, ep *episode) *APIError {
 		return apiErr(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down")
 	}
 	s.eps[ep.rec.ID] = ep
+	s.pending--
 	return nil
 }
 

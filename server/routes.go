@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -74,6 +75,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func (s *Server) writeError(w http.ResponseWriter, e *APIError) {
 	s.met.errors.WithLabelValues(e.Code).Inc()
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
 	if e.Status >= 500 {
 		s.cfg.log.Warn("serve: request failed", "code", e.Code, "err", e.Message)
 	}

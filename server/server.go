@@ -37,6 +37,7 @@ type Server struct {
 	routes  []string
 	mu      sync.Mutex
 	eps     map[string]*episode
+	pending int // --max-episodes slots claimed by resets and forks in flight
 	closed  bool
 	lost    int
 	started time.Time

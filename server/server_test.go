@@ -40,7 +40,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 func TestForkIntervention(t *testing.T) {
 	e := runShPath(t)
 	h := newHarness(t, nil, []server.Entry{e}, server.WithMaxInterventionShare(0.7))
-	ep := h.reset(e.Task.ID, 4)
+	ep := h.resetFed(e.Task.ID, 4)
 	for i := 4; i < 7; i++ {
 		h.step(ep.ID, refCall(t, e.Ref, i), false)
 	}

@@ -23,7 +23,8 @@ type StepRequest struct {
 // terminated when the action ended the session shell (observation
 // session_lost: the shell's state is gone, so the episode cannot go on;
 // evaluate it or close it), truncated when the episode used its step
-// budget.
+// budget or reached its episode_timeout (info.truncation says which; at
+// the timeout the episode is over, its sandbox released).
 type StepResponse struct {
 	Episode     string                 `json:"episode"`
 	Step        int                    `json:"step"`
@@ -43,7 +44,20 @@ type StepInfo struct {
 	ExecMS          float64 `json:"exec_ms"`
 	Steps           int     `json:"steps"`
 	IntervenedSteps int     `json:"intervened_steps"`
+	// Truncation says why Truncated is set: TruncStepLimit or
+	// TruncEpisodeTimeout.
+	Truncation string `json:"truncation,omitempty"`
 }
+
+// Why a step response is truncated.
+const (
+	// TruncStepLimit: the episode used its step budget; evaluate it.
+	TruncStepLimit = "step_limit"
+	// TruncEpisodeTimeout: the episode reached its task's
+	// limits.episode_timeout and ended (state truncated); this step was cut
+	// at the deadline.
+	TruncEpisodeTimeout = "episode_timeout"
+)
 
 func (s *Server) step(r *http.Request) (any, *APIError) {
 	start := now()
@@ -67,7 +81,7 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	if aerr := s.stillOpen(ep); aerr != nil {
+	if aerr := s.overdue(r.Context(), ep); aerr != nil {
 		return nil, aerr
 	}
 	if len(ep.rec.Actions) >= s.cfg.maxSteps {
@@ -77,11 +91,15 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	obs, err := s.exec(r.Context(), ep, st)
+	// The action is recorded as asked; it runs within the episode's time.
+	bounded, cut := withinDeadline(ep, st)
+	obs, err := s.exec(r.Context(), ep, bounded)
 	ep.used = now()
 	if err != nil {
 		return nil, s.stepFailed(r.Context(), ep, err)
 	}
+	// Capped at the step limit even when the deadline cut it shorter.
+	obs.TimeoutCapped = obs.TimeoutCapped || st.Timeout.D() > ep.run.StepLimit()
 	s.met.stepExec.Observe(obs.DurationMS / 1000)
 	a := Action{Step: st, Observation: obs, Intervened: req.Intervened, Tokens: req.Tokens}
 	ep.rec.Actions = append(ep.rec.Actions, a)
@@ -90,10 +108,17 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 		callID = chat.CallID(ep.rec.K + len(ep.rec.Actions) - 1)
 	}
 	iv, n, _, _ := interventions(ep.rec.Actions)
-	return StepResponse{Episode: id, Step: ep.rec.K + len(ep.rec.Actions) - 1, Observation: obs,
-		Message: chat.Result(callID, chat.ObservationText(a.Observation)), Truncated: n >= s.cfg.maxSteps,
-		Terminated: obs.SessionLost,
-		Info:       StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv}}, nil
+	resp := StepResponse{Episode: id, Step: ep.rec.K + len(ep.rec.Actions) - 1, Observation: obs,
+		Message: chat.Result(callID, chat.ObservationText(a.Observation)), Terminated: obs.SessionLost,
+		Info: StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv}}
+	switch {
+	case cut && obs.TimedOut, !now().Before(ep.deadline):
+		s.truncate(r.Context(), ep)
+		resp.Truncated, resp.Info.Truncation = true, TruncEpisodeTimeout
+	case n >= s.cfg.maxSteps:
+		resp.Truncated, resp.Info.Truncation = true, TruncStepLimit
+	}
+	return resp, nil
 }
 
 // stepFailed ends an episode whose sandbox died (sandbox_lost), or

@@ -22,6 +22,7 @@ const (
 	ArgDuration                 // a duration string such as "30s"
 	ArgStringMap                // an object of strings
 	ArgRange                    // {"start", "end"} line numbers
+	ArgBool                     // a JSON boolean
 )
 
 // Arg is one argument of an action kind: a step member the action itself
@@ -71,6 +72,7 @@ var kindArgs = map[Kind][]Arg{
 		{"body", ArgString, false, "request body"},
 		{"capture", ArgStringMap, false, "variable → dotted path into the JSON response, e.g. data.code"},
 		{"timeout", ArgDuration, false, "duration, e.g. 30s"},
+		{"retry", ArgBool, false, "send again after a connection error or a 5xx/429 answer (default: only for GET, HEAD, PUT, DELETE)"},
 	},
 	KindNoop: {
 		{"note", ArgString, false, "what the agent thought"},

@@ -73,6 +73,10 @@ type Step struct {
 	Body    *string           `json:"body,omitempty"`
 	// Capture binds variables to fields of the JSON response: var → dotted path ("data.code", "items.0.id").
 	Capture map[string]string `json:"capture,omitempty"`
+	// Retry says whether the request is sent again after a failure or a
+	// 5xx/429 answer; unset, only idempotent methods (GET, HEAD, OPTIONS,
+	// PUT, DELETE) are, so a POST that issues a one-time code is sent once.
+	Retry *bool `json:"retry,omitempty"`
 
 	// noop
 	Note string `json:"note,omitempty"`
@@ -123,6 +127,9 @@ type Observation struct {
 	OutputBytes int64 `json:"output_bytes,omitempty"`
 	// TimedOut: the action ran past its timeout (live only).
 	TimedOut bool `json:"timed_out,omitempty"`
+	// TimeoutCapped: the action asked for a timeout above the task's
+	// limits.step_timeout and ran with the limit (live only).
+	TimeoutCapped bool `json:"timeout_capped,omitempty"`
 	// SessionLost (live only): the action ended the session shell (exit,
 	// errexit, a killed process group) or ran after it had ended; the
 	// shell's state is gone and the episode cannot go on.

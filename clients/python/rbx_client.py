@@ -17,6 +17,7 @@ ResetFailed, so a trainer drops the episode instead of hanging.
 """
 
 import json
+import ssl
 import urllib.error
 import urllib.request
 
@@ -40,12 +41,20 @@ class ResetFailed(RbxError):
 
 
 class Client:
-    """Low-level JSON calls to one server."""
+    """Low-level JSON calls to one server.
 
-    def __init__(self, url, token=None, timeout=600.0):
+    For an HTTPS server (`rbx serve --tls-cert`) whose certificate the
+    system does not trust (self-signed, a private CA), pass cafile, the PEM
+    file of that certificate or CA; or an ssl.SSLContext as context.
+    """
+
+    def __init__(self, url, token=None, timeout=600.0, cafile=None, context=None):
         self.url = url.rstrip("/")
         self.token = token
         self.timeout = timeout
+        if context is None and cafile is not None:
+            context = ssl.create_default_context(cafile=cafile)
+        self.context = context
 
     def call(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()
@@ -56,7 +65,7 @@ class Client:
         if self.token:
             req.add_header("Authorization", "Bearer " + self.token)
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+            with urllib.request.urlopen(req, timeout=self.timeout, context=self.context) as resp:
                 return json.loads(resp.read() or b"null")
         except urllib.error.HTTPError as e:
             raw = e.read()
@@ -111,8 +120,8 @@ class Env:
     fork(t) -> a new Env on the forked episode; close().
     """
 
-    def __init__(self, url, task, token=None, timeout=600.0, client=None):
-        self.client = client or Client(url, token, timeout)
+    def __init__(self, url, task, token=None, timeout=600.0, client=None, cafile=None):
+        self.client = client or Client(url, token, timeout, cafile=cafile)
         self.task = task
         self.episode_id = None
         self.messages = None
@@ -128,14 +137,19 @@ class Env:
                         timings=ep.get("timings", {}), parent=ep.get("parent"), fork_t=ep.get("fork_t"))
         return env
 
-    def reset(self, checkpoint="auto", group=1, seed=None):
+    def reset(self, checkpoint="auto", group=1, seed=None, feed_curriculum=False):
         """Start an episode at checkpoint k ("auto": the curriculum's
         choice). With group=1 this Env becomes the episode and (messages,
         info) is returned; with group=n it returns n new Envs, all at the
-        same k, each with .messages and .info. Raises ResetFailed."""
+        same k, each with .messages and .info. Episodes at an explicit k
+        feed the curriculum only with feed_curriculum=True. Raises
+        ResetFailed (and RbxError "too_many_episodes", status 429, when the
+        server's --max-episodes are open)."""
         body = {"task": self.task, "checkpoint": checkpoint, "group": group}
         if seed is not None:
             body["seed"] = seed
+        if feed_curriculum:
+            body["feed_curriculum"] = True
         resp = self.client.call("POST", "/v1/reset", body)
         extra = {"purpose": resp["purpose"]}
         envs = [self._bind(ep, resp["tools"], extra) for ep in resp["episodes"]]

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 import unittest
+import urllib.error
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -258,12 +259,45 @@ class SecurityTest(unittest.TestCase):
         self.assertIn("token", out.stderr)
         with open(os.path.join(d, "token"), "w") as f:
             f.write("s3cret\n")
+        out = subprocess.run([rbx_binary(), "serve", "--tasks", os.path.join(d, "tasks"), "--runtime", "docker",
+                              "--addr", "0.0.0.0:0", "--state", os.path.join(d, "s.db"), "--token-file", os.path.join(d, "token")],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("plain HTTP", out.stderr)
         srv = Server(os.path.join(d, "tasks"), os.path.join(d, "s.db"), "--token-file", os.path.join(d, "token"))
         try:
             with self.assertRaises(RbxError) as cm:
                 Client(srv.url).tasks()
             self.assertEqual((cm.exception.status, cm.exception.code), (401, "unauthorized"))
             self.assertEqual(Client(srv.url, token="s3cret").tasks()[0]["id"], TASK)
+        finally:
+            code, err = srv.stop()
+        self.assertEqual(code, 0, err)
+
+    @unittest.skipUnless(shutil.which("openssl"), "openssl makes the test certificate")
+    def test_https_with_cafile(self):
+        d = tempfile.mkdtemp(prefix="rbx-client-tls-")
+        self.addCleanup(shutil.rmtree, d, True)
+        shutil.copytree(os.path.join(ROOT, "examples", TASK), os.path.join(d, "tasks", TASK))
+        cert, key, token = (os.path.join(d, n) for n in ("cert.pem", "key.pem", "token"))
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+        with open(token, "w") as f:
+            f.write("s3cret\n")
+        srv = Server(os.path.join(d, "tasks"), os.path.join(d, "s.db"), "--token-file", token,
+                     "--tls-cert", cert, "--tls-key", key)
+        try:
+            self.assertTrue(srv.url.startswith("https://"), srv.url)
+            with self.assertRaises(urllib.error.URLError) as cm:
+                Client(srv.url, token="s3cret").tasks()
+            self.assertIn("CERTIFICATE_VERIFY_FAILED", str(cm.exception))
+            self.assertEqual(Client(srv.url, token="s3cret", cafile=cert).tasks()[0]["id"], TASK)
+            env = Env(srv.url, TASK, token="s3cret", cafile=cert)
+            _, info = env.reset(checkpoint=11)
+            obs, *_ = env.step({"name": "shell", "arguments": {"command": "./run.sh"}})
+            self.assertEqual(obs["output"], "total=14024\n")
+            self.assertTrue(env.evaluate()["success"])
         finally:
             code, err = srv.stop()
         self.assertEqual(code, 0, err)

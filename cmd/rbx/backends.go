@@ -10,7 +10,7 @@ import (
 )
 
 // backends lists the sandbox backends in the order `--runtime auto` tries
-// them. This is the one place cmd names a backend package: everything else
+// them (auto skips the unisolated local one). This is the one place cmd names a backend package: everything else
 // goes through sandbox.Runtime and its optional interfaces (ImageStore...).
 // Image build messages go to progress.
 func backends(log *slog.Logger, progress io.Writer) []sandbox.Backend {
@@ -23,9 +23,10 @@ func backends(log *slog.Logger, progress io.Writer) []sandbox.Backend {
 			},
 		},
 		{
-			Name:      "local",
-			Available: local.Available,
-			New:       func() (sandbox.Runtime, error) { return local.New() },
+			Name:       "local",
+			Unisolated: true, // only by name: --runtime local
+			Available:  local.Available,
+			New:        func() (sandbox.Runtime, error) { return local.New() },
 		},
 	}
 }

@@ -11,18 +11,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestDemoFallsBackToLocal: with no engine answering, the demo warns once
-// and runs every example on the local runtime, and every verifier passes.
-func TestDemoFallsBackToLocal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short mode")
-	}
+// TestDemoLocal: with no engine answering, the demo does not fall back to
+// host processes (exit 5, naming --runtime local); asked for by name, it
+// runs every example on the local runtime, and every verifier passes.
+func TestDemoLocal(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix://"+t.TempDir()+"/no-engine.sock")
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), []string{"demo", "--output", "json"}, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	require.Equal(t, exitUnavailable, code, "stderr: %s", errOut.String())
+	assert.Contains(t, errOut.String(), "--runtime local")
+	assert.Empty(t, out.String())
+	if testing.Short() {
+		t.Skip("short mode: the demo itself")
+	}
+	out.Reset()
+	errOut.Reset()
+	code = Run(context.Background(), []string{"demo", "--output", "json", "--runtime", "local"}, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	require.Equal(t, exitOK, code, "stderr: %s", errOut.String())
-	assert.Equal(t, 1, strings.Count(errOut.String(), "warning: no container engine answered"), errOut.String())
-	assert.Contains(t, errOut.String(), "local runtime")
+	assert.NotContains(t, errOut.String(), "warning")
 	var rows []demoRow
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rows))
 	examples := map[string]int{}

@@ -16,6 +16,7 @@ import (
 // gcOptions are the flags of `rbx gc`.
 type gcOptions struct {
 	all       bool
+	kept      bool
 	olderThan time.Duration
 	dryRun    bool
 	output    string
@@ -25,16 +26,18 @@ type gcOptions struct {
 func newGCCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 	o := &gcOptions{}
 	cmd := &cobra.Command{
-		Use:   "gc [--all | --older-than D] [--dry-run]",
+		Use:   "gc [--kept | --all | --older-than D] [--dry-run]",
 		Short: "Remove sandboxes left behind by rbx processes that died",
 		Long: `gc removes the rbx sandboxes whose owner process (the rbx.owner label:
 host, pid and process start time) is no longer running on this host. Sandboxes
-labelled rbx.keep=true and those of other hosts are left alone.
+labelled rbx.keep=true (by replay --keep) and those of other hosts are left
+alone; --kept removes the kept ones of dead owners too.
 
 --all removes every rbx sandbox, whoever owns it, live or not.
 --older-than D removes exactly the rbx sandboxes created more than D ago, whoever
 owns them, and no others.`,
 		Example: `  rbx gc
+  rbx gc --kept
   rbx gc --older-than 2h --dry-run
   rbx gc --all --output json`,
 		Args: exactArgs(0),
@@ -44,10 +47,11 @@ owns them, and no others.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.all, "all", false, "remove every rbx sandbox, live owners and other hosts included")
+	f.BoolVar(&o.kept, "kept", false, "also remove the sandboxes kept by replay --keep (of dead owners of this host)")
 	f.DurationVar(&o.olderThan, "older-than", 0, "remove exactly the rbx sandboxes older than this duration (e.g. 2h)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be removed, remove nothing")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
-	f.StringVar(&o.rt.name, "runtime", "auto", "sandbox backend: auto (docker if an engine answers, else local), docker or local")
+	f.StringVar(&o.rt.name, "runtime", "auto", "sandbox backend: auto (docker; fails when no engine answers), docker or local")
 	return cmd
 }
 
@@ -76,6 +80,9 @@ func runGC(ctx context.Context, s Streams, log *slog.Logger, o *gcOptions) error
 	if o.all && o.olderThan != 0 {
 		return usageError("--all and --older-than exclude each other")
 	}
+	if o.kept && (o.all || o.olderThan != 0) {
+		return usageError("--kept: --all and --older-than already remove kept sandboxes")
+	}
 	if o.olderThan < 0 {
 		return usageError("--older-than %v: must be positive", o.olderThan)
 	}
@@ -85,6 +92,8 @@ func runGC(ctx context.Context, s Streams, log *slog.Logger, o *gcOptions) error
 		opts = append(opts, sandbox.WithAll())
 	case o.olderThan > 0:
 		opts = append(opts, sandbox.WithOlderThan(o.olderThan))
+	case o.kept:
+		opts = append(opts, sandbox.WithKept())
 	}
 	if o.dryRun {
 		opts = append(opts, sandbox.WithDryRun())

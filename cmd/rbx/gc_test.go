@@ -25,6 +25,8 @@ func TestGCUsage(t *testing.T) {
 	}{
 		{[]string{"gc", "--all", "--older-than", "1h"}, "--all and --older-than exclude each other"},
 		{[]string{"gc", "--older-than", "soon"}, "invalid argument"},
+		{[]string{"gc", "--kept", "--all"}, "already remove kept sandboxes"},
+		{[]string{"gc", "--kept", "--older-than", "1h"}, "already remove kept sandboxes"},
 		{[]string{"gc", "--older-than", "-1h"}, "must be positive"},
 		{[]string{"gc", "--output", "yaml"}, "expected table or json"},
 		{[]string{"gc", "extra"}, "expected 0 argument(s)"},

@@ -29,7 +29,7 @@ const (
 	exitUsage       = 2 // bad flags or bad input files
 	exitDiverged    = 3 // a replay diverged from its recording
 	exitVerifyFail  = 4 // the verifier rejected the final state
-	exitUnavailable = 5 // no runtime or image
+	exitUnavailable = 5 // no runtime (auto: no isolating one answered) or image
 	exitInterrupted = 130
 )
 
@@ -65,6 +65,8 @@ func exitCode(ctx context.Context, err error) int {
 		return exitInterrupted
 	case errors.Is(err, errUsage), errors.Is(err, replayer.ErrCheckpoint):
 		return exitUsage
+	case errors.As(err, new(*sandbox.NoRuntimeError)):
+		return exitUnavailable
 	case err != nil && !reason.IsInfra(err): // the trajectory's fault: it diverged
 		return exitDiverged
 	case errors.Is(err, errVerifyFailed):

@@ -21,13 +21,14 @@ type runtimeFlags struct {
 }
 
 func (f *runtimeFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.name, "runtime", "auto", "sandbox backend: auto (docker if an engine answers, else local), docker or local")
+	cmd.Flags().StringVar(&f.name, "runtime", "auto", "sandbox backend: auto (an isolating engine: docker; fails, exit 5, when none answers), docker, or local (plain host processes, NOT isolated)")
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }
 
-// openRuntime returns the chosen backend. With "auto" it takes the first
-// backend that answers (see backends) and, when that is not the first one,
-// says so in one line: the fallback lowers isolation.
+// openRuntime returns the chosen backend. "auto" takes the first isolating
+// backend that answers (see backends) and never the local one: policy
+// commands are untrusted, so running them as host processes must be asked
+// for with --runtime local, not be the side effect of an engine blip.
 func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slog.Logger) (sandbox.Runtime, error) {
 	all := backends(log, errOut)
 	switch f.name {
@@ -37,10 +38,11 @@ func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slo
 		// docker.Available bounds its own probe (3 s).
 		rt, skipped, err := sandbox.Detect(ctx, all...)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--runtime auto: %w; rbx never falls back to running commands as host processes: "+
+				"start the engine (or point DOCKER_HOST at it), or pass --runtime local to run them unisolated on this host", err)
 		}
 		for _, s := range skipped {
-			fmt.Fprintf(errOut, "warning: no container engine answered (%v); using the %s runtime: plain processes, NOT isolated\n", s.Err, rt.Name())
+			fmt.Fprintf(errOut, "warning: runtime %s did not answer (%v); using the %s runtime\n", s.Name, s.Err, rt.Name())
 		}
 		return rt, nil
 	}

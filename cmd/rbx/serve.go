@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -26,12 +25,16 @@ type serveOptions struct {
 	tasks     string
 	addr      string
 	tokenFile string
+	tlsCert   string
+	tlsKey    string
+	insecure  bool
 	pool      int
 	strategy  string
 	state     string
 	ttl       time.Duration
 	maxShare  float64
 	maxGroup  int
+	maxOpen   int
 	maxBody   int64
 	compare   string
 	services  []string
@@ -52,7 +55,9 @@ them with the curriculum, warms a sandbox pool per task and answers the HTTP/JSO
 under /v1 (documented at /v1/openapi.json; see docs/serve.md).
 
 It listens on loopback by default; any other address needs --token-file (clients send
-"Authorization: Bearer TOKEN"). The curriculum, every outcome and the episode logs are
+"Authorization: Bearer TOKEN") and HTTPS (--tls-cert/--tls-key) so that the token does
+not cross the network in clear text, or --insecure when a TLS proxy or a private link
+protects it; --runtime local (host processes, not isolated) is refused there. The curriculum, every outcome and the episode logs are
 kept in the --state SQLite database: a restarted server resumes the curriculum, removes
 the sandboxes of the dead process and lists its open episodes as lost.
 Ctrl-C or SIGTERM drains: in-flight requests finish (or are cancelled after --drain),
@@ -64,7 +69,7 @@ reference's suffix from its k is re-verified in the background (--refresh-repeat
 sandboxes, the prefilter's check) and adopted as the task's next reference version;
 GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
 		Example: `  rbx serve --tasks examples/ --strategy search-learn --state serve.db
-  rbx serve --tasks runs/ --addr 0.0.0.0:8700 --token-file token.txt --pool 8`,
+  rbx serve --tasks runs/ --addr 0.0.0.0:8700 --token-file token.txt --tls-cert cert.pem --tls-key key.pem --pool 8`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd.Context(), s, logger(), o)
@@ -74,12 +79,16 @@ GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
 	f.StringVar(&o.tasks, "tasks", "", "directory of tasks and reference trajectories (required)")
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8700", "listen address (port 0 picks a free one)")
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token clients must send (required off loopback)")
+	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain) file; with --tls-key")
+	f.StringVar(&o.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
+	f.BoolVar(&o.insecure, "insecure", false, "off loopback, accept to send the token over plain HTTP (a TLS proxy or a private link protects it)")
 	f.IntVar(&o.pool, "pool", 4, "warm sandboxes kept per task")
 	f.StringVar(&o.strategy, "strategy", string(curriculum.SearchLearn), "curriculum: sequential, heuristic, parallel or search-learn")
 	f.StringVar(&o.state, "state", "rbx-serve.db", "SQLite database for the curriculum, outcomes and episode logs")
 	f.DurationVar(&o.ttl, "episode-ttl", 10*time.Minute, "idle time after which an episode expires and its sandbox is removed")
 	f.Float64Var(&o.maxShare, "max-intervention-share", 0.5, "shift filter: flag episodes whose intervened share of steps or tokens is above this")
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
+	f.IntVar(&o.maxOpen, "max-episodes", 256, "episodes open at once, group members and forks counted; beyond it resets get 429 too_many_episodes")
 	f.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "replay output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
@@ -104,6 +113,8 @@ func (o *serveOptions) validate() (token string, err error) {
 		return "", usageError("--state: expected a database path")
 	case o.repeats < 1:
 		return "", usageError("--refresh-repeats %d: expected ≥ 1", o.repeats)
+	case o.maxOpen < 1:
+		return "", usageError("--max-episodes %d: expected ≥ 1", o.maxOpen)
 	}
 	if _, err := parseStrategy(o.strategy); err != nil {
 		return "", err
@@ -121,8 +132,19 @@ func (o *serveOptions) validate() (token string, err error) {
 	if err != nil {
 		return "", usageError("--addr: %v", err)
 	}
-	if !loop && token == "" {
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return "", usageError("--tls-cert and --tls-key go together")
+	}
+	switch {
+	case loop:
+	case token == "":
 		return "", usageError("--addr %s is not a loopback address: refusing to serve without --token-file", o.addr)
+	case o.tlsCert == "" && !o.insecure:
+		return "", usageError("--addr %s is not a loopback address: refusing to send the bearer token over plain HTTP; "+
+			"serve HTTPS with --tls-cert/--tls-key, or pass --insecure when a TLS proxy or a private link protects it", o.addr)
+	case o.rt.name == "local":
+		return "", usageError("--addr %s is not a loopback address: refusing to serve --runtime local there "+
+			"(policy commands would run as plain host processes, not isolated)", o.addr)
 	}
 	return token, nil
 }
@@ -167,6 +189,10 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if err != nil {
 		return err
 	}
+	tc, err := o.tlsConfig()
+	if err != nil {
+		return err
+	}
 	entries, err := discoverServeTasks(s, o.tasks)
 	if err != nil {
 		return err
@@ -194,7 +220,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 		return errors.Join(err, rs.Close(context.WithoutCancel(ctx)))
 	}
 	opts := []server.Option{server.WithToken(token), server.WithEpisodeTTL(o.ttl),
-		server.WithMaxInterventionShare(o.maxShare), server.WithMaxGroup(o.maxGroup), server.WithMaxBody(o.maxBody),
+		server.WithMaxInterventionShare(o.maxShare), server.WithMaxGroup(o.maxGroup), server.WithMaxEpisodes(o.maxOpen), server.WithMaxBody(o.maxBody),
 		server.WithJournalDB(db.DB()), server.WithLogger(log)}
 	if o.refresh {
 		opts = append(opts, server.WithReferenceRefresh(rt, o.repeats))
@@ -206,13 +232,11 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if n := srv.Lost(); n > 0 {
 		fmt.Fprintf(s.ErrOut, "%d episode(s) open in a previous run were lost (GET /v1/episodes?state=lost)\n", n)
 	}
-	ln, err := net.Listen("tcp", o.addr)
+	ln, url, err := o.listen(tc)
 	if err == nil {
 		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.state)
-		fmt.Fprintf(s.Out, "listening on http://%s\n", ln.Addr())
+		fmt.Fprintf(s.Out, "listening on %s\n", url)
 		err = server.Listen(ctx, ln, srv.Handler(), o.drain)
-	} else {
-		err = fmt.Errorf("listen on %s: %w", o.addr, err)
 	}
 	// Drain: every sandbox removed, journal and curriculum closed.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)

@@ -123,7 +123,7 @@ func TestIntegrationServeKill9(t *testing.T) {
 				default:
 				}
 				var rr struct{ Episodes []struct{ ID string } }
-				if post(old.url+"/v1/reset", map[string]any{"task": "run-sh-path", "checkpoint": 11}, &rr) != http.StatusOK {
+				if post(old.url+"/v1/reset", map[string]any{"task": "run-sh-path", "checkpoint": 11, "feed_curriculum": true}, &rr) != http.StatusOK {
 					return
 				}
 				id := rr.Episodes[0].ID

@@ -12,11 +12,17 @@ import (
 )
 
 // TestServeRefusesBadFlags: usage errors (exit 2) before anything starts,
-// notably a non-loopback address without a token.
+// notably a non-loopback address without a token, a token over plain HTTP
+// there (unless --insecure), and the unisolated local runtime there.
 func TestServeRefusesBadFlags(t *testing.T) {
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty")
 	require.NoError(t, os.WriteFile(empty, []byte(" \n"), 0o600))
+	tok := filepath.Join(dir, "token")
+	require.NoError(t, os.WriteFile(tok, []byte("s3cret\n"), 0o600))
+	cert, key := selfSigned(t, t.TempDir())
+	exposed := []string{"serve", "--tasks", dir, "--addr", "0.0.0.0:8700", "--token-file", tok}
+	with := func(extra ...string) []string { return append(append([]string{}, exposed...), extra...) }
 	tests := []struct {
 		name string
 		args []string
@@ -29,6 +35,14 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"bad share", []string{"serve", "--tasks", dir, "--max-intervention-share", "2"}, "--max-intervention-share"},
 		{"bad refresh repeats", []string{"serve", "--tasks", dir, "--refresh-references", "--refresh-repeats", "0"}, "--refresh-repeats"},
 		{"no tasks found", []string{"serve", "--tasks", dir, "--runtime", "local"}, "no task with a valid reference"},
+		{"exposed token over plain HTTP", with(), "refusing to send the bearer token over plain HTTP"},
+		{"exposed with --insecure: accepted", with("--insecure", "--runtime", "docker"), "no task with a valid reference"},
+		{"exposed with TLS: accepted", with("--tls-cert", cert, "--tls-key", key, "--runtime", "docker"), "no task with a valid reference"},
+		{"exposed local runtime", with("--tls-cert", cert, "--tls-key", key, "--runtime", "local"), "refusing to serve --runtime local"},
+		{"exposed local runtime, insecure", with("--insecure", "--runtime", "local"), "refusing to serve --runtime local"},
+		{"cert without key", []string{"serve", "--tasks", dir, "--tls-cert", cert}, "--tls-cert and --tls-key go together"},
+		{"unreadable key pair", []string{"serve", "--tasks", dir, "--tls-cert", cert, "--tls-key", empty}, "--tls-key"},
+		{"bad max episodes", []string{"serve", "--tasks", dir, "--max-episodes", "0"}, "--max-episodes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -87,7 +87,7 @@ func TestIntegrationServeReferenceRefresh(t *testing.T) {
 	require.Equal(t, 6, rr.T)
 	open := rr.Episodes[0] // stays open on version 1 across the adoption
 
-	require.Equal(t, http.StatusOK, post(srv.url+"/v1/reset", map[string]any{"task": "redundant", "checkpoint": 0}, &rr))
+	require.Equal(t, http.StatusOK, post(srv.url+"/v1/reset", map[string]any{"task": "redundant", "checkpoint": 0, "feed_curriculum": true}, &rr))
 	short := play(t, srv.url, rr.Episodes[0].ID, "echo done > out.txt", "cat out.txt")
 	require.True(t, short.Success)
 	require.True(t, short.ReferenceCandidate, "2 actions from k = 0 against a suffix of 6")

@@ -6,12 +6,15 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/rbx-sandbox/rbx/server"
@@ -51,6 +54,30 @@ func WithHTTPClient(hc *http.Client) Option {
 			return errors.New("http client: nil")
 		}
 		c.http = hc
+		return nil
+	}
+}
+
+// WithCAFile trusts the PEM certificates in path (the CA, or the
+// self-signed certificate, of an `rbx serve --tls-cert` server) on top of
+// the system's (default: the system's only). It replaces the HTTP client,
+// so give it after any WithHTTPClient.
+func WithCAFile(path string) Option {
+	return func(c *config) error {
+		pem, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("ca file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil { // no system store here: the file alone
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("ca file %s: no PEM certificate", path)
+		}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		c.http = &http.Client{Transport: tr}
 		return nil
 	}
 }

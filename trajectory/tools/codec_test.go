@@ -20,6 +20,9 @@ func TestParse(t *testing.T) {
 		{name: "edit", tool: "edit_file", args: `{"path":"a","old":"x","new":"y"}`},
 		{name: "OpenAI string arguments", tool: "shell", args: `"{\"command\":\"ls\"}"`},
 		{name: "http capture is an argument", tool: "http", args: `{"method":"POST","url":"{{services.api}}/otp","capture":{"otp":"data.code"}}`},
+		{name: "http retry is an argument", tool: "http", args: `{"method":"POST","url":"http://h/otp","retry":true}`},
+		{name: "retry is a boolean", tool: "http", args: `{"method":"POST","url":"http://h/otp","retry":"yes"}`, err: "arguments"},
+		{name: "retry belongs to http", tool: "shell", args: `{"command":"ls","retry":true}`, err: `no argument "retry"`},
 		{name: "binary content", tool: "write_file", args: `{"path":"a","content_b64":"aGk="}`},
 		{name: "unbound var without WithVars", tool: "shell", args: `{"command":"echo {{vars.otp}}"}`},
 		{name: "bound var", tool: "shell", args: `{"command":"echo {{vars.otp}}"}`, opts: []tools.Option{tools.WithVars(map[string]string{"otp": "1"})}},
@@ -49,13 +52,13 @@ func TestParse(t *testing.T) {
 }
 
 func TestArgumentsRoundTrip(t *testing.T) {
-	content, line, text := "hi\n", 0, "top\n"
+	content, line, text, retry := "hi\n", 0, "top\n", false
 	steps := []trajectory.Step{
 		{Action: trajectory.KindShell, Command: "ls", Cwd: "/tmp", Env: map[string]string{"A": "1"}},
 		{Action: trajectory.KindWriteFile, Path: "a", Content: &content, Mode: "0755"},
 		{Action: trajectory.KindReadFile, Path: "a", Range: &trajectory.Range{Start: 2, End: 3}},
 		{Action: trajectory.KindEditFile, Path: "a", InsertLine: &line, Text: &text},
-		{Action: trajectory.KindHTTP, Method: "GET", URL: "http://x/y", Capture: map[string]string{"v": "data.v"}},
+		{Action: trajectory.KindHTTP, Method: "GET", URL: "http://x/y", Capture: map[string]string{"v": "data.v"}, Retry: &retry},
 	}
 	for _, s := range steps {
 		t.Run(string(s.Action), func(t *testing.T) {

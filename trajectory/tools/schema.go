@@ -53,6 +53,8 @@ func schema(a trajectory.Arg) map[string]any {
 	switch a.Type {
 	case trajectory.ArgInt:
 		s["type"] = "integer"
+	case trajectory.ArgBool:
+		s["type"] = "boolean"
 	case trajectory.ArgStringMap:
 		s["type"], s["additionalProperties"] = "object", map[string]any{"type": "string"}
 	case trajectory.ArgRange:
