@@ -8,7 +8,7 @@ PKGS    := ./...
 # toolchain images (slow commits on fuse-overlayfs): the budget covers that.
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all build images demo test unit bench fuzz vet clean
+.PHONY: all build images demo test unit race bench fuzz vet clean
 
 all: build
 
@@ -31,15 +31,24 @@ test: images vet
 unit:
 	$(GO) test -count=1 -short -timeout 5m $(PKGS)
 
+# Unit tests under the race detector (CI runs it beside make test): -short
+# keeps the engine tests out, so it stays within minutes.
+race:
+	$(GO) test -race -short -count=1 -timeout 20m $(PKGS)
+
 vet:
 	$(GO) vet $(PKGS)
 
-# Benchmarks print their figures next to their baselines in one run.
+# Benchmarks print their figures next to their baselines in one run (the
+# docker CLI only as a measured baseline, its rows skipped without it).
 bench: images
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./replayer/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./reset/
+	$(GO) test -run '^$$' -bench ColdReplayProcess -benchtime 1x -timeout 30m ./cmd/rbx/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./prefilter/
 	$(GO) test -run '^$$' -bench . -benchtime 200x -timeout 30m ./sandbox/docker/
+	$(GO) test -run '^$$' -bench 'Step' -benchtime 200x -timeout 30m ./sandbox/containerd/
+	$(GO) test -run '^$$' -bench 'Create' -benchtime 20x -timeout 30m ./sandbox/containerd/
 	$(GO) test -run '^$$' -bench ServeLoad -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench NextObserve -timeout 10m ./curriculum/
 

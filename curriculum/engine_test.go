@@ -3,8 +3,10 @@ package curriculum
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -137,23 +139,125 @@ func TestRestoreReproducesState(t *testing.T) {
 	}
 }
 
+// TestConcurrentUse: 8 goroutines drive 4 tasks at once. Every k handed
+// out is a checkpoint of its task, every outcome is counted once at its k
+// with its verdict, and the recorder saw them in the order the engine
+// applied them: restoring its log reproduces every task's state.
+// yieldingRecorder is a memRecorder that yields after each outcome, so an
+// engine that recorded outside its task lock would let another outcome be
+// applied in between.
+type yieldingRecorder struct{ memRecorder }
+
+func (y *yieldingRecorder) RecordOutcome(o Outcome) error {
+	err := y.memRecorder.RecordOutcome(o)
+	runtime.Gosched()
+	return err
+}
+
 func TestConcurrentUse(t *testing.T) {
-	e, err := New(WithStrategy(SearchLearn))
+	const tasks, T, goroutines, rounds = 4, 12, 8, 2000
+	rec := &yieldingRecorder{}
+	e, err := New(WithStrategy(SearchLearn), WithRecorder(rec))
 	require.NoError(t, err)
-	for i := range 16 {
-		require.NoError(t, e.Register(TaskInfo{ID: fmt.Sprint(i), T: 12}))
+	for i := range tasks {
+		require.NoError(t, e.Register(TaskInfo{ID: fmt.Sprint(i), T: T}))
 	}
+	seen := make([][]Outcome, goroutines) // what each goroutine observed
 	var wg sync.WaitGroup
-	for g := range 8 {
+	for g := range goroutines {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(g), 0))
-			for range 2000 {
-				id := fmt.Sprint(rng.IntN(16))
+			for range rounds {
+				id := fmt.Sprint(rng.IntN(tasks))
 				k, _, err := e.NextGroup(id, 1+rng.IntN(4))
-				assert.NoError(t, err)
-				assert.NoError(t, e.Observe(id, k, rng.IntN(2) == 0))
+				if !assert.NoError(t, err) || !assert.True(t, k >= 0 && k < T, "k=%d", k) {
+					return
+				}
+				ok := rng.IntN(2) == 0
+				if !assert.NoError(t, e.Observe(id, k, ok)) {
+					return
+				}
+				seen[g] = append(seen[g], Outcome{Task: id, K: k, Success: ok})
 			}
 		})
 	}
 	wg.Wait()
+
+	want := map[string]map[int][2]int{} // task → k → {episodes, successes}
+	for _, outs := range seen {
+		require.Len(t, outs, rounds)
+		for _, o := range outs {
+			if want[o.Task] == nil {
+				want[o.Task] = map[int][2]int{}
+			}
+			c := want[o.Task][o.K]
+			c[0]++
+			if o.Success {
+				c[1]++
+			}
+			want[o.Task][o.K] = c
+		}
+	}
+	require.Len(t, rec.outcomes, goroutines*rounds, "every outcome recorded once")
+	restored, err := New(WithStrategy(SearchLearn))
+	require.NoError(t, err)
+	require.NoError(t, restored.Restore(rec.tasks, rec.outcomes))
+	for i := range tasks {
+		id := fmt.Sprint(i)
+		st, err := e.Status(id)
+		require.NoError(t, err)
+		got := map[int][2]int{}
+		for _, c := range st.Checkpoints {
+			got[c.K] = [2]int{c.Episodes, c.Successes}
+		}
+		assert.Equal(t, want[id], got, "task %s: episodes and successes per k", id)
+		again, err := restored.Status(id)
+		require.NoError(t, err)
+		assert.Equal(t, st, again, "task %s: the recorded order is the applied order", id)
+	}
+}
+
+// blockingRecorder holds its first RecordOutcome until another outcome is
+// applied (a violation) or a moment passes.
+type blockingRecorder struct {
+	memRecorder
+	once      sync.Once
+	inRecord  chan struct{}
+	other     chan struct{} // closed when the second Observe returned
+	violation bool
+}
+
+func (b *blockingRecorder) RecordOutcome(o Outcome) error {
+	first := false
+	b.once.Do(func() { first = true })
+	if first {
+		close(b.inRecord)
+		select {
+		case <-b.other:
+			b.violation = true
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return b.memRecorder.RecordOutcome(o)
+}
+
+// TestObserveRecordsUnderTheTaskLock: while one outcome is being recorded,
+// another outcome of the same task cannot be applied, so the stored order
+// is the applied order (what Restore relies on).
+func TestObserveRecordsUnderTheTaskLock(t *testing.T) {
+	rec := &blockingRecorder{inRecord: make(chan struct{}), other: make(chan struct{})}
+	e, err := New(WithRecorder(rec))
+	require.NoError(t, err)
+	require.NoError(t, e.Register(TaskInfo{ID: "t", T: 4}))
+	first := make(chan error, 1)
+	go func() { first <- e.Observe("t", 3, true) }()
+	<-rec.inRecord
+	go func() {
+		assert.NoError(t, e.Observe("t", 3, false))
+		close(rec.other)
+	}()
+	require.NoError(t, <-first)
+	<-rec.other
+	assert.False(t, rec.violation, "an outcome was applied while another of the same task was being recorded")
+	assert.Equal(t, []Outcome{{Task: "t", K: 3, Success: true}, {Task: "t", K: 3, Success: false}}, rec.outcomes)
 }

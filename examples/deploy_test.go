@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/examples/deploy-otp/otp"
+	"github.com/rbx-sandbox/rbx/internal/testenv"
 )
 
 const (
@@ -168,11 +169,13 @@ func TestDeployVerifier(t *testing.T) {
 	}
 }
 
-// flavors are the host's sh and, when installed, busybox sh.
+// flavors are the host's sh and, when installed (always when
+// RBX_REQUIRE_DOCKER=1: busyboxFlavor then fails without it), busybox sh.
 func flavors(t *testing.T) []shellFlavor {
 	t.Helper()
 	fls := []shellFlavor{hostFlavor()}
-	if _, err := exec.LookPath("busybox"); err == nil {
+	required, _ := testenv.DockerRequired()
+	if _, err := exec.LookPath("busybox"); err == nil || required {
 		fls = append(fls, busyboxFlavor(t))
 	}
 	return fls

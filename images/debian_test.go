@@ -10,14 +10,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/internal/testenv"
 )
 
 func TestIntegrationDebianFailureCleansUp(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("debootstrap needs root")
+		testenv.Missing(t, "debootstrap needs root (building rbx/debian:bookworm does too)")
 	}
 	if _, err := exec.LookPath("debootstrap"); err != nil {
-		t.Skip("debootstrap is not installed (the builder installs it; this test does not)")
+		testenv.Missing(t, "debootstrap is not installed (the builder installs it; this test does not)")
 	}
 	cache := t.TempDir()
 	// Nothing listens on port 1 of loopback: debootstrap fails at once.

@@ -11,10 +11,12 @@ import (
 	"github.com/docker/docker/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/internal/testenv"
 )
 
 // engine returns an Engine API client, skipping the test when no engine
-// answers.
+// answers (failing it when RBX_REQUIRE_DOCKER=1).
 func engine(t *testing.T) *client.Client {
 	t.Helper()
 	if testing.Short() {
@@ -22,13 +24,13 @@ func engine(t *testing.T) *client.Client {
 	}
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
-		t.Skipf("no docker engine: %v", err)
+		testenv.Missing(t, "no Docker engine: %v", err)
 	}
 	t.Cleanup(func() { _ = cli.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := cli.Ping(ctx); err != nil {
-		t.Skipf("no docker engine answers: %v", err)
+		testenv.Missing(t, "no Docker engine answers: %v", err)
 	}
 	return cli
 }
@@ -95,7 +97,10 @@ func TestIntegrationEnsureDebian(t *testing.T) {
 	ctx := context.Background()
 	r, _ := Lookup("rbx/debian:bookworm")
 	if _, err := cli.ImageInspect(ctx, r.Name); err != nil && os.Getenv("RBX_TEST_DEBIAN") != "1" {
-		t.Skip("rbx/debian:bookworm is absent and a build takes minutes; set RBX_TEST_DEBIAN=1")
+		if required, _ := testenv.DockerRequired(); !required {
+			t.Skip("rbx/debian:bookworm is absent and a build takes minutes; set RBX_TEST_DEBIAN=1")
+		}
+		// RBX_REQUIRE_DOCKER=1 (CI): build it rather than skip.
 	}
 	b := testBuilder(t, cli)
 	start := time.Now()

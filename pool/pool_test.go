@@ -60,6 +60,7 @@ func (s *fakeSandbox) Exec(context.Context, sandbox.ExecRequest) (sandbox.ExecRe
 	return sandbox.ExecResult{}, nil
 }
 func (s *fakeSandbox) WriteFile(context.Context, string, []byte, fs.FileMode) error { return nil }
+func (s *fakeSandbox) WriteFiles(context.Context, []sandbox.File) error             { return nil }
 func (s *fakeSandbox) ReadFile(context.Context, string) ([]byte, error)             { return nil, nil }
 func (s *fakeSandbox) Remove(context.Context) error {
 	s.rt.mu.Lock()

@@ -10,7 +10,7 @@ import "github.com/rbx-sandbox/rbx/reason"
 
 // Reasons lists every rejection reason (reason.Reason, docs/reasons.md)
 // in report order. The names are part of the report format.
-var Reasons = []reason.Reason{reason.ParseError, reason.ImageMissing, reason.ExitCode, reason.Output, reason.Action,
+var Reasons = []reason.Reason{reason.ParseError, reason.ImageMissing, reason.PullFailed, reason.ExitCode, reason.Output, reason.Action,
 	reason.VerifyFailed, reason.Timeout, reason.Flaky, reason.SessionLost, reason.Infra}
 
 // Status is a trajectory's verdict.

@@ -48,10 +48,10 @@ func (r *runner) runRepeat(ctx context.Context, res *reset.Resetter, it *Item) (
 		}
 	case v.TimedOut:
 		out.Reason = reason.Timeout
-		out.Failure = &Failure{Message: fmt.Sprintf("verifier timed out after %s", it.Task.VerifyTimeout()), Output: tail(v.Output)}
+		out.Failure = &Failure{Message: fmt.Sprintf("verifier timed out after %s", it.Task.VerifyTimeout()), Output: tail(v.Output), Failing: FailingTests(v.Output)}
 	case !v.Passed:
 		out.Reason = reason.VerifyFailed
-		out.Failure = &Failure{Message: fmt.Sprintf("verifier exited %d", v.ExitCode), Output: tail(v.Output)}
+		out.Failure = &Failure{Message: fmt.Sprintf("verifier exited %d", v.ExitCode), Output: tail(v.Output), Failing: FailingTests(v.Output)}
 	default:
 		out.Passed = true
 	}
@@ -93,6 +93,9 @@ func classify(ctx context.Context, out Repeat, rep *replayer.Report, err error) 
 		return out, nil
 	case errors.Is(err, sandbox.ErrImageMissing):
 		out.Reason, out.Failure = reason.ImageMissing, &Failure{Message: err.Error()}
+		return out, nil
+	case errors.Is(err, sandbox.ErrPullFailed):
+		out.Reason, out.Failure = reason.PullFailed, &Failure{Message: err.Error()}
 		return out, nil
 	}
 	out.Reason, out.Failure = reason.Infra, &Failure{Message: err.Error()}

@@ -117,7 +117,11 @@ type Failure struct {
 	Expected string `json:"expected,omitempty"`
 	Got      string `json:"got,omitempty"`
 	Output   string `json:"output,omitempty"`
-	Message  string `json:"message"`
+	// Failing names the failed tests (or the packages the offline
+	// stand-ins found missing) that a verifier's whole output reports;
+	// Output keeps only its tail.
+	Failing []string `json:"failing,omitempty"`
+	Message string   `json:"message"`
 }
 
 // StepStat is one step's median duration over the repeats that ran it.

@@ -57,7 +57,10 @@ func detail(r Result) string {
 	if (r.Reason != reason.VerifyFailed && r.Reason != reason.Flaky) || r.Failure == nil {
 		return r.Detail
 	}
-	names := FailingTests(r.Failure.Output)
+	names := r.Failure.Failing
+	if len(names) == 0 {
+		names = FailingTests(r.Failure.Output)
+	}
 	if len(names) == 0 {
 		return r.Detail
 	}

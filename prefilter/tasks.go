@@ -184,6 +184,8 @@ func (r *runner) checkImages(ctx context.Context, pending []int) error {
 		switch {
 		case errs[j] == nil:
 			continue
+		case errors.Is(errs[j], sandbox.ErrPullFailed):
+			why = reason.PullFailed
 		case !errors.Is(errs[j], sandbox.ErrImageMissing):
 			why = reason.Infra
 		}

@@ -7,7 +7,6 @@ package provision
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -50,10 +49,12 @@ func Spec(tk *task.Task) sandbox.Spec {
 	return spec.WithDefaults()
 }
 
-// Writer is what staging needs of a sandbox. A sandbox that also
-// implements sandbox.FilesWriter receives the files in one batch.
+// Writer is what staging needs of a sandbox: one batch of files written
+// outside its session shell (see sandbox.Sandbox.WriteFiles), so that a
+// step's changes to its shell (PATH, functions, planted tools) cannot
+// tamper with the task's or the verifier's files.
 type Writer interface {
-	WriteFile(ctx context.Context, path string, data []byte, mode fs.FileMode) error
+	WriteFiles(ctx context.Context, files []sandbox.File) error
 }
 
 // Prepare stages the task's initial files (files) into a fresh sandbox,
@@ -81,16 +82,8 @@ func Files(ctx context.Context, sb Writer, tk *task.Task, files map[string]strin
 		}
 		batch = append(batch, sandbox.File{Path: f.Dest, Data: data, Mode: mode})
 	}
-	if fw, ok := sb.(sandbox.FilesWriter); ok {
-		if err := fw.WriteFiles(ctx, batch); err != nil {
-			return fmt.Errorf("copy %d files of task %q: %w", len(batch), tk.ID, err)
-		}
-		return nil
-	}
-	for i, f := range batch {
-		if err := sb.WriteFile(ctx, f.Path, f.Data, f.Mode); err != nil {
-			return fmt.Errorf("copy %s to %s: %w", list[i].Src, f.Path, err)
-		}
+	if err := sb.WriteFiles(ctx, batch); err != nil {
+		return fmt.Errorf("copy %d files of task %q: %w", len(batch), tk.ID, err)
 	}
 	return nil
 }

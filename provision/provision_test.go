@@ -15,24 +15,16 @@ import (
 	"github.com/rbx-sandbox/rbx/task"
 )
 
-// writer records files one by one (no batch).
-type writer struct{ files map[string]fs.FileMode }
-
-func (w *writer) WriteFile(_ context.Context, path string, _ []byte, mode fs.FileMode) error {
-	w.files[path] = mode
-	return nil
-}
-
-// batch also takes files in one call.
+// batch records the files of each WriteFiles call.
 type batch struct {
-	writer
+	files map[string]fs.FileMode
 	calls int
 }
 
-func (b *batch) WriteFiles(ctx context.Context, files []sandbox.File) error {
+func (b *batch) WriteFiles(_ context.Context, files []sandbox.File) error {
 	b.calls++
 	for _, f := range files {
-		_ = b.WriteFile(ctx, f.Path, f.Data, f.Mode)
+		b.files[f.Path] = f.Mode
 	}
 	return nil
 }
@@ -45,17 +37,13 @@ func TestFiles(t *testing.T) {
 	tk := &task.Task{ID: "t", Dir: dir, Files: map[string]string{"src/": "app/", "notes.txt": "/etc/notes.txt"}}
 	want := map[string]fs.FileMode{"app/run.sh": 0o755, "/etc/notes.txt": 0o644}
 
-	one := &writer{files: map[string]fs.FileMode{}}
-	require.NoError(t, provision.Prepare(context.Background(), one, tk))
-	assert.Equal(t, want, one.files)
-
-	b := &batch{writer: writer{files: map[string]fs.FileMode{}}}
+	b := &batch{files: map[string]fs.FileMode{}}
 	require.NoError(t, provision.Prepare(context.Background(), b, tk))
 	assert.Equal(t, want, b.files)
-	assert.Equal(t, 1, b.calls, "a FilesWriter gets one batch")
+	assert.Equal(t, 1, b.calls, "one batch")
 
 	tk.Files = map[string]string{"absent": "x"}
-	assert.Error(t, provision.Prepare(context.Background(), one, tk))
+	assert.Error(t, provision.Prepare(context.Background(), b, tk))
 }
 
 func TestSpecDefaults(t *testing.T) {

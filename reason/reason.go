@@ -40,6 +40,9 @@ const (
 	ParseError Reason = "parse_error"
 	// ImageMissing: the task's image is not present.
 	ImageMissing Reason = "image_missing"
+	// PullFailed: the task's image could not be pulled from its registry
+	// (the registry's reason is in the failure's message).
+	PullFailed Reason = "pull_failed"
 	// Superseded: a candidate reference was dropped from the queue for a
 	// shorter candidate of the same task (serve's reference refresh).
 	Superseded Reason = "superseded"

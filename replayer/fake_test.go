@@ -45,6 +45,13 @@ func (f *fakeSandbox) WriteFile(_ context.Context, path string, data []byte, mod
 	return nil
 }
 
+func (f *fakeSandbox) WriteFiles(ctx context.Context, files []sandbox.File) error {
+	for _, fl := range files {
+		_ = f.WriteFile(ctx, fl.Path, fl.Data, fl.Mode)
+	}
+	return nil
+}
+
 func (f *fakeSandbox) ReadFile(_ context.Context, path string) ([]byte, error) {
 	d, ok := f.files[path]
 	if !ok {

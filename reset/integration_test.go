@@ -54,14 +54,18 @@ func containers(t *testing.T, rt *docker.Runtime, labels ...string) []container.
 }
 
 // TestIntegrationChaos: 200 resets at concurrency 8 while another goroutine
-// kills random pool containers. Every reset succeeds or fails with a typed
-// error; the pool recovers to its size; nothing is left afterwards.
+// kills random pool containers. Retries absorb the kills: a reset fails only
+// when every one of its attempts had its sandbox killed, with a typed error
+// whose cause is the dead sandbox — never a stalled pool (a deadline). At
+// this kill rate that is rare (0–2 of 200 measured on a loaded machine) and
+// at most 5 % is allowed: without retries 41 of 200 failed. The pool
+// recovers to its size; nothing is left afterwards.
 func TestIntegrationChaos(t *testing.T) {
 	rt := dockerRuntime(t)
 	rp, err := replayer.New()
 	require.NoError(t, err)
-	const size, k, resets = 4, 10, 200
-	r, err := reset.New(rt, rp, reset.WithRetries(3), reset.WithPoolOptions(pool.WithSize(size), pool.WithConcurrency(4)))
+	const size, k, resets, retries = 4, 10, 200, 3
+	r, err := reset.New(rt, rp, reset.WithRetries(retries), reset.WithPoolOptions(pool.WithSize(size), pool.WithConcurrency(4)))
 	require.NoError(t, err)
 	closed := false
 	t.Cleanup(func() {
@@ -118,16 +122,18 @@ func TestIntegrationChaos(t *testing.T) {
 	require.NoError(t, g.Wait())
 	stopChaos()
 	<-chaosDone
-	t.Logf("resets: %d ok, %d failed; containers killed: %d", ok.Load(), failed.Load(), killed.Load())
+	t.Logf("resets: %d ok, %d failed %v; containers killed: %d", ok.Load(), failed.Load(), failures, killed.Load())
 	assert.EqualValues(t, resets, ok.Load()+failed.Load())
 	assert.Positive(t, killed.Load(), "the chaos monkey killed containers")
-	assert.GreaterOrEqual(t, ok.Load(), int64(resets*3/4), "most resets survive with retries")
+	assert.LessOrEqual(t, failed.Load(), int64(resets/20), "retries absorb the kills: %v", failures)
 	for _, err := range failures {
 		var rerr *reset.Error
 		if assert.ErrorAs(t, err, &rerr, "typed reset error") {
 			assert.Equal(t, "chaos", rerr.Task)
-			assert.True(t, errors.Is(err, sandbox.ErrSandboxGone) || errors.Is(err, sandbox.ErrUnavailable) ||
-				errors.Is(err, context.DeadlineExceeded), "clear cause: %v", err)
+			assert.Equal(t, retries+1, rerr.Attempts, "gave up before its retries: %v", err)
+			assert.True(t, errors.Is(err, sandbox.ErrSandboxGone) || errors.Is(err, sandbox.ErrNotFound),
+				"the cause is the killed sandbox: %v", err)
+			assert.NotErrorIs(t, err, context.DeadlineExceeded, "the pool stalled")
 		}
 	}
 	// The pool recovers to its target size.

@@ -47,6 +47,14 @@ type Sandbox interface {
 	// or relative to the workdir). Mode 0 keeps the mode of an existing file
 	// and means 0644 for a new one.
 	WriteFile(ctx context.Context, path string, data []byte, mode fs.FileMode) error
+	// WriteFiles writes every file in one operation, creating missing
+	// parent directories (existing directories keep their mode and owner).
+	// Unlike WriteFile it never goes through the session shell or runs any
+	// program in the sandbox (docker: the engine's archive API; local:
+	// direct writes under the root), so what a step did to its shell, its
+	// PATH or the image's tools cannot alter the files: staging a task's
+	// files and the verifier's goes through it.
+	WriteFiles(ctx context.Context, files []File) error
 	// ReadFile returns the content at path (absolute, or relative to the
 	// workdir). A missing file returns an error wrapping ErrNotFound.
 	ReadFile(ctx context.Context, path string) ([]byte, error)
@@ -140,21 +148,11 @@ type SessionReopener interface {
 	Reopen(ctx context.Context) error
 }
 
-// File is one file for FilesWriter.WriteFiles.
+// File is one file for Sandbox.WriteFiles.
 type File struct {
 	// Path is absolute, or relative to the workdir.
 	Path string
 	Data []byte
 	// Mode 0 means 0644.
 	Mode fs.FileMode
-}
-
-// FilesWriter is implemented by sandboxes that can write many files in one
-// operation. Copying a task's files in is on every reset's path, and on the
-// docker backend each write is an engine round trip that spawns a process:
-// one archive for all files is far cheaper than one per file.
-type FilesWriter interface {
-	// WriteFiles writes every file, creating missing parent directories;
-	// existing directories keep their mode and owner.
-	WriteFiles(ctx context.Context, files []File) error
 }

@@ -67,7 +67,29 @@ def verdict(base):
     if tr.get("status") == "kept":
         return "kept", tr.get("detail", ""), replaced
     reason = ": ".join(x for x in (tr.get("reason", ""), tr.get("detail", "")) if x)
-    return tr.get("status", "rejected"), reason[:500], replaced
+    failure = tr.get("failure") or {}
+    failing = failure.get("failing") or failing_in(failure.get("output", ""))
+    if failing:
+        shown = ", ".join(f"`{f}`" for f in failing[:6]) + (f" (+{len(failing) - 6})" if len(failing) > 6 else "")
+        reason += ": " + shown
+    return tr.get("status", "rejected"), reason[:700], replaced
+
+
+# The names prefilter.FailingTests finds, for reports written before the
+# JSON carried them (`failure.failing`): pytest summary lines and the
+# offline stand-ins' missing packages.
+FAILING = [(re.compile(r"(?m)^(?:rbx-verify: )?(?:FAILED|ERROR) (\S+)"), ""),
+           (re.compile(r"(?m)not installed in the image[^:\n]*: (.+)$"), "missing ")]
+
+
+def failing_in(output):
+    out = []
+    for rx, prefix in FAILING:
+        for m in rx.findall(output or ""):
+            name = prefix + m if prefix else m.split(" - ")[0].split("/")[-1]
+            if name not in out:
+                out.append(name)
+    return out
 
 
 def reason_kind(reason):

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/images"
+	"github.com/rbx-sandbox/rbx/internal/testenv"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
@@ -37,7 +38,7 @@ func benchRuntime(b *testing.B) sandbox.Runtime {
 		return rt
 	}
 	if err := docker.Available(context.Background()); err != nil {
-		b.Skipf("RBX_BENCH_RUNTIME=docker but no Docker engine answers: %v", err)
+		testenv.Missing(b, "RBX_BENCH_RUNTIME=docker but no Docker engine answers: %v", err)
 	}
 	rt, err := docker.New()
 	require.NoError(b, err)
@@ -48,7 +49,8 @@ func benchRuntime(b *testing.B) sandbox.Runtime {
 	return rt
 }
 
-// loadStats collects latencies per call and the 5xx count.
+// loadStats collects latencies per call, the 5xx count and every episode
+// that did not end in a passing evaluation.
 type loadStats struct {
 	mu       sync.Mutex
 	calls    map[string][]time.Duration
@@ -56,7 +58,16 @@ type loadStats struct {
 	overhead []time.Duration // client round trip minus exec, per step
 	serverOH []time.Duration // server-side step time minus exec
 	status5  int
-	episodes int
+	started  int
+	episodes int      // evaluated with success
+	failures []string // why each other episode failed
+}
+
+// fail records why an episode did not succeed.
+func (s *loadStats) fail(format string, args ...any) {
+	s.mu.Lock()
+	s.failures = append(s.failures, fmt.Sprintf(format, args...))
+	s.mu.Unlock()
 }
 
 func (s *loadStats) add(call string, d time.Duration) {
@@ -126,11 +137,15 @@ func BenchmarkIntegrationServeLoad(b *testing.B) {
 	report(st, rt.Name(), clients, dur, len(left))
 	require.Zero(b, st.status5, "5xx answers")
 	require.Empty(b, left, "sandboxes left after the load")
+	// Every episode replays the reference's last steps: each must pass.
+	require.Positive(b, st.episodes, "no episode completed")
+	require.Empty(b, st.failures, "episodes that did not evaluate to success")
+	require.Equal(b, st.started, st.episodes, "every episode started evaluates to success")
 }
 
 func report(st *loadStats, rt string, clients int, dur time.Duration, left int) {
-	fmt.Printf("\nrbx serve load: %s runtime, %d clients, %v, %d episodes (%.1f/s), 5xx: %d, sandboxes left: %d\n",
-		rt, clients, dur, st.episodes, float64(st.episodes)/dur.Seconds(), st.status5, left)
+	fmt.Printf("\nrbx serve load: %s runtime, %d clients, %v, %d of %d episodes succeeded (%.1f/s), 5xx: %d, sandboxes left: %d\n",
+		rt, clients, dur, st.episodes, st.started, float64(st.episodes)/dur.Seconds(), st.status5, left)
 	fmt.Printf("%-34s %7s %9s %9s\n", "call", "n", "p50 ms", "p99 ms")
 	for _, c := range []string{"reset", "step", "evaluate"} {
 		fmt.Printf("%-34s %7d %9.2f %9.2f\n", c, len(st.calls[c]), msOf(q(st.calls[c], .5)), msOf(q(st.calls[c], .99)))
@@ -143,6 +158,9 @@ func report(st *loadStats, rt string, clients int, dur time.Duration, left int) 
 // loadEpisode is reset at T-5 → the 5 reference steps → evaluate.
 func loadEpisode(b *testing.B, hs *loopback, e server.Entry, st *loadStats) {
 	k := e.Ref.Len() - 5
+	st.mu.Lock()
+	st.started++
+	st.mu.Unlock()
 	var rr server.ResetResponse
 	if !hs.post(st, "reset", "/v1/reset", map[string]any{"task": e.Task.ID, "checkpoint": k}, &rr) {
 		return
@@ -163,11 +181,16 @@ func loadEpisode(b *testing.B, hs *loopback, e server.Entry, st *loadStats) {
 		st.mu.Unlock()
 	}
 	var er server.EvaluateResponse
-	if hs.post(st, "evaluate", "/v1/episodes/"+id+"/evaluate", nil, &er) && er.Success {
-		st.mu.Lock()
-		st.episodes++
-		st.mu.Unlock()
+	if !hs.post(st, "evaluate", "/v1/episodes/"+id+"/evaluate", nil, &er) {
+		return
 	}
+	if !er.Success {
+		st.fail("evaluate %s: no success: %+v", id, er)
+		return
+	}
+	st.mu.Lock()
+	st.episodes++
+	st.mu.Unlock()
 }
 
 // loopback is an http.Server on 127.0.0.1 with a pooled client.
@@ -189,7 +212,8 @@ func newLoopback(b *testing.B, h http.Handler) *loopback {
 
 func (l *loopback) close() { _ = l.srv.Close(); <-l.done }
 
-// post sends one call and times it; false when it did not answer 200.
+// post sends one call and times it; false, recorded as the episode's
+// failure, when it did not answer 200 with a body that decodes.
 func (l *loopback) post(st *loadStats, call, path string, body, out any) bool {
 	var rd io.Reader = http.NoBody
 	if body != nil {
@@ -202,6 +226,7 @@ func (l *loopback) post(st *loadStats, call, path string, body, out any) bool {
 		st.mu.Lock()
 		st.status5++ // a dropped connection counts as a server failure
 		st.mu.Unlock()
+		st.fail("%s: %v", call, err)
 		return false
 	}
 	raw, _ := io.ReadAll(resp.Body)
@@ -213,5 +238,13 @@ func (l *loopback) post(st *loadStats, call, path string, body, out any) bool {
 		st.mu.Unlock()
 		fmt.Printf("%s: %d %s\n", call, resp.StatusCode, raw)
 	}
-	return resp.StatusCode == http.StatusOK && json.Unmarshal(raw, out) == nil
+	if resp.StatusCode != http.StatusOK {
+		st.fail("%s %s: %d %.300s", call, path, resp.StatusCode, raw)
+		return false
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		st.fail("%s %s: decode: %v: %.300s", call, path, err, raw)
+		return false
+	}
+	return true
 }

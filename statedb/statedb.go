@@ -36,12 +36,41 @@ func Open(ctx context.Context, path string) (*sql.DB, error) {
 		return nil, fmt.Errorf("open state database %q: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	var mode string
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := CheckDurable(ctx, db); err != nil {
 		return nil, errors.Join(fmt.Errorf("open state database %q: %w", path, err), db.Close())
-	}
-	if mode != "wal" {
-		return nil, errors.Join(fmt.Errorf("open state database %q: journal mode %q, want wal", path, mode), db.Close())
 	}
 	return db, nil
 }
+
+// ErrNotDurable is returned for a handle whose commits would not survive a
+// crash as rbx promises (journal mode other than WAL, synchronous below
+// FULL).
+var ErrNotDurable = errors.New("state database not durable")
+
+// CheckDurable returns an error wrapping ErrNotDurable unless db commits in
+// WAL mode with synchronous=FULL (or EXTRA). It reads the settings through
+// db itself, so for a handle of one connection (as Open makes) they are
+// the settings every write of that handle uses. Users of a handle they did
+// not open call it, so that one opened elsewhere cannot lower durability
+// quietly.
+func CheckDurable(ctx context.Context, db *sql.DB) error {
+	var mode string
+	var sync int
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return fmt.Errorf("read journal mode: %w", err)
+	}
+	if err := db.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
+		return fmt.Errorf("read synchronous: %w", err)
+	}
+	switch {
+	case mode != "wal":
+		return fmt.Errorf("%w: journal mode %q, want wal", ErrNotDurable, mode)
+	case sync < syncFull:
+		return fmt.Errorf("%w: synchronous=%d, want %d (FULL) or more", ErrNotDurable, sync, syncFull)
+	}
+	return nil
+}
+
+// syncFull is SQLite's numeric value of synchronous=FULL (OFF 0, NORMAL 1,
+// FULL 2, EXTRA 3).
+const syncFull = 2

@@ -2,9 +2,10 @@ package verifier_test
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,62 +19,76 @@ import (
 	"github.com/rbx-sandbox/rbx/verifier"
 )
 
-// TestIntegrationBoundedTask runs tasks with the isolation options from
-// task.yaml to verdict: the agent's files and the verifier's are staged
-// for the task's user, a policy writing without bound stops at the task's
-// bound, and the verifier (as that user) sees the state it left.
-func TestIntegrationBoundedTask(t *testing.T) {
-	rt := dockertest.Runtime(t, "rbx/busybox:latest")
-	for _, tc := range []struct {
-		name, yaml string
-		write      string // the unbounded write and how it must end
-		wantUID    string
-	}{
-		{"file size", `user: "1000"
-limits: {file_size: 4MiB}
-verify: {command: 'sh /tests/check.sh 4194304', files: {tests/: /tests/}}`,
-			`dd if=/dev/zero of=big bs=1M count=1000; echo "rc=$?"`, "1000"},
-		{"read-only root", `user: nobody
-read_only_root: true
-limits: {disk: 8MiB}
-verify: {command: 'sh /tmp/tests/check.sh', files: {tests/: /tmp/tests/}}`,
-			`dd if=/dev/zero of=big bs=1M count=1000 2>&1 | grep -q "No space left" && echo rc=ENOSPC`, "65534"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			require.NoError(t, os.MkdirAll(filepath.Join(dir, "tests"), 0o755))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hi\n"), 0o644))
-			// The verifier: runs as the task's user, reads the agent's
-			// file, and finds the unbounded write cut at the bound.
-			check := `set -e; test "$(id -u)" = ` + tc.wantUID + `; test "$(cat hello.txt)" = hi
-test -w . ; size=$(wc -c < big); echo "big=$size"; [ -z "$1" ] || test "$size" = "$1"`
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "tests", "check.sh"), []byte(check), 0o644))
-			doc := "id: bounded\nimage: rbx/busybox:latest\nfiles: {hello.txt: hello.txt}\n" + tc.yaml + "\n"
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "task.yaml"), []byte(doc), 0o644))
-			tk, err := task.Load(filepath.Join(dir, "task.yaml"))
-			require.NoError(t, err)
+// debian has bash and GNU tools, which a session finds on PATH (busybox's
+// shell runs its own applets first).
+const debian = "rbx/debian:bookworm"
 
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			spec := provision.Spec(tk)
-			spec.Labels["rbx.test"] = sandbox.LabelValue(t.Name())
-			sb, err := rt.Create(ctx, spec)
-			t.Cleanup(func() {
-				if sb != nil {
-					assert.NoError(t, sb.Remove(context.Background()))
-				}
-			})
-			require.NoError(t, err)
-			require.NoError(t, provision.Prepare(ctx, sb, tk))
+// plant is an episode step that does its worst to anything that would
+// copy files through its session: corrupting base64, tar and cat first on
+// the image's PATH, the same and more first on the session's PATH, shell
+// functions in their place, another cwd, and a symlink where a verifier
+// file will land.
+const plant = `mkdir -p /evil /usr/local/bin /tests && for t in base64 tar cat mkdir chmod mv cp; do
+  printf '#!/bin/sh\necho corrupted\n' > /evil/$t; chmod +x /evil/$t; done
+for t in base64 tar cat; do cp /evil/$t /usr/local/bin/$t; done
+ln -s /workspace/stolen /tests/data.bin
+export PATH=/evil:$PATH
+base64() { echo corrupted; }; cat() { echo corrupted; }
+cd /`
 
-			res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: tc.write})
-			require.NoError(t, err)
-			assert.Contains(t, string(res.Output), map[bool]string{true: "rc=ENOSPC", false: "rc=153"}[tk.ReadOnlyRoot])
-
-			v, err := verifier.Run(ctx, sb, tk)
-			require.NoError(t, err)
-			assert.True(t, v.Passed, "verifier: exit %d: %s", v.ExitCode, v.Output)
-			assert.True(t, strings.HasPrefix(v.Output, "big="), v.Output)
-		})
+// TestIntegrationVerifierFilesSurviveTamperedSession: the verifier's files
+// arrive intact, with their modes, after an episode step tampered with its
+// session and the image's tools; they are compared through a clean exec
+// with absolute paths, never through the session.
+func TestIntegrationVerifierFilesSurviveTamperedSession(t *testing.T) {
+	rt := dockertest.Runtime(t, debian)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	data := make([]byte, 64<<10) // above the size the session used to take
+	for i := range data {
+		data[i] = byte(i * 7)
 	}
+	sum := md5.Sum(data)
+	check := "#!/bin/sh\n[ \"$(/usr/bin/md5sum /tests/data.bin)\" = '" + hex.EncodeToString(sum[:]) + "  /tests/data.bin' ]\n"
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "tests"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tests", "check.sh"), []byte(check), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tests", "data.bin"), data, 0o640))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tests", "small.txt"), []byte("small\n"), 0o644))
+	tk := &task.Task{ID: "tampered-session", Dir: dir, Image: debian,
+		Verify: task.Verify{Command: "/tests/check.sh", Files: map[string]string{"tests/": "/tests/"}}}
+
+	spec := provision.Spec(tk)
+	spec.Labels["rbx.test"] = sandbox.LabelValue(t.Name())
+	sb, err := rt.Create(ctx, spec)
+	t.Cleanup(func() {
+		if sb != nil {
+			assert.NoError(t, sb.Remove(context.Background()))
+		}
+	})
+	require.NoError(t, err)
+	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: plant})
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "%s", res.Output)
+
+	v, err := verifier.Run(ctx, sb, tk)
+	require.NoError(t, err)
+	assert.True(t, v.Passed, "verifier output %q", v.Output)
+
+	clean := func(c string) string {
+		t.Helper()
+		res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: c, Mode: sandbox.ModeExec})
+		require.NoError(t, err)
+		require.Equal(t, 0, res.ExitCode, "%s: %q", c, res.Output)
+		return string(res.Output)
+	}
+	assert.Equal(t, string(data), clean("/usr/bin/cat /tests/data.bin"), "the exact bytes")
+	assert.Equal(t, "small\n", clean("/usr/bin/cat /tests/small.txt"))
+	assert.Equal(t, "755 640 644 0:0\n", clean("echo $(/usr/bin/stat -c %a /tests/check.sh /tests/data.bin /tests/small.txt) $(/usr/bin/stat -c %u:%g /tests/data.bin)"),
+		"modes kept, owned by the container's user")
+	assert.Equal(t, "regular\n", clean("[ -f /tests/data.bin ] && [ ! -L /tests/data.bin ] && [ ! -e /workspace/stolen ] && echo regular"),
+		"the planted symlink was replaced, not followed")
+	res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "cat /dev/null"})
+	require.NoError(t, err)
+	assert.Equal(t, "corrupted\n", string(res.Output), "the session is still the tampered one")
 }

@@ -2,7 +2,6 @@ package verifier_test
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,8 +26,10 @@ func (f *fake) Exec(_ context.Context, req sandbox.ExecRequest) (sandbox.ExecRes
 	return sandbox.ExecResult{ExitCode: f.codes[req.Command], Output: []byte("ran " + req.Command)}, nil
 }
 
-func (f *fake) WriteFile(_ context.Context, p string, data []byte, _ fs.FileMode) error {
-	f.files[p] = string(data)
+func (f *fake) WriteFiles(_ context.Context, files []sandbox.File) error {
+	for _, fl := range files {
+		f.files[fl.Path] = string(fl.Data)
+	}
 	return nil
 }
 

@@ -1,25 +1,71 @@
 package main
 
 import (
+	"context"
 	"io"
 	"log/slog"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/containerd"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 )
 
+// backendOptions are the flags that configure backends.
+type backendOptions struct {
+	// containerdAddress is --containerd-address: empty means discover
+	// (containerd.Candidates).
+	containerdAddress string
+	// containerdSnapshotter is --containerd-snapshotter: empty means
+	// containerd.DefaultSnapshotter.
+	containerdSnapshotter string
+	// pull is --pull: when task images are pulled (empty: never).
+	pull sandbox.PullPolicy
+}
+
+// containerdAddressUsage is the help of --containerd-address.
+const containerdAddressUsage = "containerd socket for --runtime containerd (default: $CONTAINERD_ADDRESS, else " +
+	containerd.StandardAddress + ", then Docker Engine's " + containerd.DockerAddress + ")"
+
+// containerdSnapshotterUsage is the help of --containerd-snapshotter.
+const containerdSnapshotterUsage = "snapshotter of --runtime containerd's sandboxes (default " + containerd.DefaultSnapshotter +
+	"; native works on any filesystem but copies the image for every sandbox)"
+
 // backends lists the sandbox backends in the order `--runtime auto` tries
-// them (auto skips the unisolated local one). This is the one place cmd names a backend package: everything else
-// goes through sandbox.Runtime and its optional interfaces (ImageStore...).
+// them: Docker, then containerd (auto skips the unisolated local one). This
+// is the one place cmd names a backend package: everything else goes
+// through sandbox.Runtime and its optional interfaces (ImageStore...).
 // Image build messages go to progress.
-func backends(log *slog.Logger, progress io.Writer) []sandbox.Backend {
+func backends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.Backend {
+	if o.pull == "" {
+		o.pull = sandbox.PullNever
+	}
+	newDocker := func() (*docker.Runtime, error) {
+		return docker.New(docker.WithLogger(log), docker.WithProgress(progress), docker.WithPullPolicy(o.pull))
+	}
 	return []sandbox.Backend{
 		{
 			Name:      "docker",
 			Available: docker.Available,
+			New:       func() (sandbox.Runtime, error) { return newDocker() },
+		},
+		{
+			Name:      "containerd",
+			Available: func(ctx context.Context) error { return containerd.Available(ctx, o.containerdAddress) },
 			New: func() (sandbox.Runtime, error) {
-				return docker.New(docker.WithLogger(log), docker.WithProgress(progress))
+				// Images are built by the Docker Engine and imported from it;
+				// without it only images already in the namespace can be used.
+				// The image source never pulls: containerd pulls for itself.
+				src, err := docker.New(docker.WithLogger(log), docker.WithProgress(progress))
+				if err != nil {
+					return nil, err
+				}
+				opts := []containerd.Option{containerd.WithAddress(o.containerdAddress),
+					containerd.WithLogger(log), containerd.WithProgress(progress), containerd.WithImageSource(src), containerd.WithPullPolicy(o.pull)}
+				if o.containerdSnapshotter != "" {
+					opts = append(opts, containerd.WithSnapshotter(o.containerdSnapshotter))
+				}
+				return containerd.New(context.Background(), opts...)
 			},
 		},
 		{
@@ -31,8 +77,18 @@ func backends(log *slog.Logger, progress io.Writer) []sandbox.Backend {
 	}
 }
 
-// engineBackends are the backends that keep images (sandbox.ImageStore), in
-// the order image commands try them.
+// backendNames lists every backend's name, for --runtime's checks.
+func backendNames() []string {
+	var names []string
+	for _, b := range backends(slog.New(slog.DiscardHandler), io.Discard, backendOptions{}) {
+		names = append(names, b.Name)
+	}
+	return names
+}
+
+// engineBackends are the backends that build images (sandbox.ImageStore),
+// in the order image commands try them: the Docker Engine builds rbx's
+// images, which the containerd backend imports when it needs them.
 func engineBackends(log *slog.Logger, progress io.Writer) []sandbox.Backend {
-	return backends(log, progress)[:1]
+	return backends(log, progress, backendOptions{})[:1]
 }

@@ -16,6 +16,7 @@ import (
 // runs every example on the local runtime, and every verifier passes.
 func TestDemoLocal(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix://"+t.TempDir()+"/no-engine.sock")
+	t.Setenv("CONTAINERD_ADDRESS", t.TempDir()+"/no-engine.sock")
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), []string{"demo", "--output", "json"}, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	require.Equal(t, exitUnavailable, code, "stderr: %s", errOut.String())

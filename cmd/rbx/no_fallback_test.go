@@ -32,6 +32,7 @@ func hostMarkerTask(t *testing.T, marker string) (dir, traj string) {
 // control shows the same replay with --runtime local does touch the host.
 func TestAutoRuntimeNeverFallsBackToHost(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "nothing.sock"))
+	t.Setenv("CONTAINERD_ADDRESS", filepath.Join(t.TempDir(), "nothing.sock"))
 	marker := filepath.Join(t.TempDir(), "ran-on-host")
 	dir, traj := hostMarkerTask(t, marker)
 	state := filepath.Join(t.TempDir(), "serve.db")

@@ -216,8 +216,10 @@ func imageCheck(rt sandbox.Runtime, f runtimeFlags) func(context.Context, *task.
 			return fmt.Errorf("task %s: %w", tk.ID, err)
 		case err != nil:
 			return fmt.Errorf("task %s: %w: %w", tk.ID, sandbox.ErrUnavailable, err)
+		case !present && sandbox.PullPolicy(f.pull).Effective(tk.Image) != sandbox.PullNever && f.pull != "":
+			return nil // the create pulls it, or fails with pull_failed
 		case !present:
-			return fmt.Errorf("task %s: %w: %s (nothing is pulled; build or load it first)", tk.ID, sandbox.ErrImageMissing, tk.Image)
+			return fmt.Errorf("task %s: %w: %s (--pull never: build or load it first)", tk.ID, sandbox.ErrImageMissing, tk.Image)
 		}
 		return nil
 	}

@@ -138,6 +138,7 @@ func (o *probeOptions) proberOptions(s Streams, log *slog.Logger) ([]probe.Optio
 }
 
 func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions) (err error) {
+	s.ErrOut = &lockedWriter{w: s.ErrOut} // progress and concurrent policies' stderr
 	opts, err := o.proberOptions(s, log)
 	if err != nil {
 		return err

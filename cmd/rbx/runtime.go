@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,12 +18,18 @@ import (
 
 // runtimeFlags are the flags every command that creates sandboxes shares.
 type runtimeFlags struct {
-	name       string
-	buildImage bool
+	name              string
+	buildImage        bool
+	containerdAddress string
+	containerdSnap    string
+	pull              string
 }
 
 func (f *runtimeFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.name, "runtime", "auto", "sandbox backend: auto (an isolating engine: docker; fails, exit 5, when none answers), docker, or local (plain host processes, NOT isolated)")
+	cmd.Flags().StringVar(&f.name, "runtime", "auto", "sandbox backend: auto (an isolating engine: docker, else containerd; fails, exit 5, when none answers), docker, containerd, or local (plain host processes, NOT isolated)")
+	cmd.Flags().StringVar(&f.containerdAddress, "containerd-address", "", containerdAddressUsage)
+	cmd.Flags().StringVar(&f.containerdSnap, "containerd-snapshotter", "", containerdSnapshotterUsage)
+	cmd.Flags().StringVar(&f.pull, "pull", string(sandbox.PullMissing), "when to pull a task's image from its registry (docker, containerd): never, missing or always; credentials from ~/.docker/config.json")
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }
 
@@ -30,23 +38,31 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 // commands are untrusted, so running them as host processes must be asked
 // for with --runtime local, not be the side effect of an engine blip.
 func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slog.Logger) (sandbox.Runtime, error) {
-	all := backends(log, errOut)
+	pull := sandbox.PullNever // commands without --pull (gc) create nothing
+	if f.pull != "" {
+		var err error
+		if pull, err = sandbox.ParsePullPolicy(f.pull); err != nil {
+			return nil, usageError("--pull: %v", err)
+		}
+	}
+	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap, pull: pull})
 	switch f.name {
-	case "docker", "local":
-		return sandbox.Open(ctx, f.name, all...)
 	case "auto", "":
 		// docker.Available bounds its own probe (3 s).
 		rt, skipped, err := sandbox.Detect(ctx, all...)
 		if err != nil {
 			return nil, fmt.Errorf("--runtime auto: %w; rbx never falls back to running commands as host processes: "+
-				"start the engine (or point DOCKER_HOST at it), or pass --runtime local to run them unisolated on this host", err)
+				"start the engine (or point DOCKER_HOST or --containerd-address at it), or pass --runtime local to run them unisolated on this host", err)
 		}
 		for _, s := range skipped {
 			fmt.Fprintf(errOut, "warning: runtime %s did not answer (%v); using the %s runtime\n", s.Name, s.Err, rt.Name())
 		}
 		return rt, nil
 	}
-	return nil, usageError("--runtime %q: expected auto, docker or local", f.name)
+	if slices.Contains(backendNames(), f.name) {
+		return sandbox.Open(ctx, f.name, all...)
+	}
+	return nil, usageError("--runtime %q: expected auto, %s", f.name, strings.Join(backendNames(), ", "))
 }
 
 // ensureImage builds a missing rbx/* recipe image on a runtime that keeps

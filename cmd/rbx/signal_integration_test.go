@@ -19,30 +19,32 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/internal/testenv"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
 // buildRBX compiles the rbx binary for tests that need a real process.
-func buildRBX(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rbx")
+func buildRBX(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "rbx")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	require.NoError(tb, err, "%s", out)
 	return bin
 }
 
 // dockerOrSkip returns the docker runtime (through the backends rbx
 // itself lists) with rbx/busybox built, closed at test end; it skips under
-// -short, since make unit runs no Docker test, and when no engine answers.
+// -short, since make unit runs no Docker test, and when no engine answers
+// (fails then when RBX_REQUIRE_DOCKER=1).
 func dockerOrSkip(t *testing.T, imgs ...string) imageRuntime {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: skipping a test that needs the Docker engine")
 	}
 	ctx := context.Background()
-	rt, err := sandbox.Open(ctx, "docker", backends(slog.New(slog.DiscardHandler), io.Discard)...)
+	rt, err := sandbox.Open(ctx, "docker", backends(slog.New(slog.DiscardHandler), io.Discard, backendOptions{})...)
 	if errors.Is(err, sandbox.ErrUnavailable) {
-		t.Skipf("no Docker engine answers: %v", err)
+		testenv.Missing(t, "no Docker engine answers: %v", err)
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close() })

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -24,6 +25,11 @@ const childEnv = "RBX_CURRICULUM_STORE_CHILD"
 // prints every acknowledged outcome; the parent SIGKILLs it mid-stream,
 // reopens the database, and checks that every acknowledged outcome is
 // stored, in order.
+//
+// A killed process loses nothing the kernel already has, so the replay
+// alone cannot tell synchronous=FULL from OFF (only power loss can): the
+// child also reports the synchronous setting of the very handle its store
+// writes through, and it must be FULL.
 func TestKill9KeepsAcknowledgedOutcomes(t *testing.T) {
 	if path := os.Getenv(childEnv); path != "" {
 		runChild(path)
@@ -39,8 +45,13 @@ func TestKill9KeepsAcknowledgedOutcomes(t *testing.T) {
 
 	acked := map[string][]string{}
 	total := 0
+	syncLevel := ""
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), syncLine); ok {
+			syncLevel = v
+			continue
+		}
 		var task, rec string
 		if _, err := fmt.Sscan(sc.Text(), &task, &rec); err != nil {
 			continue // test framework chatter
@@ -53,6 +64,7 @@ func TestKill9KeepsAcknowledgedOutcomes(t *testing.T) {
 	err = cmd.Wait()
 	require.Error(t, err, "the child must have been killed, not finished")
 	require.GreaterOrEqual(t, total, 400)
+	require.Equal(t, "2", syncLevel, "PRAGMA synchronous of the store's handle: 2 is FULL (0 OFF, 1 NORMAL)")
 
 	s, err := Open(context.Background(), path)
 	require.NoError(t, err)
@@ -70,13 +82,23 @@ func TestKill9KeepsAcknowledgedOutcomes(t *testing.T) {
 	t.Logf("%d outcomes acknowledged before SIGKILL, %d stored", total, len(outs))
 }
 
-// runChild streams outcomes forever; the parent kills it.
+// syncLine starts the child's report of its handle's synchronous setting.
+const syncLine = "pragma synchronous="
+
+// runChild reports its store handle's synchronous setting, then streams
+// outcomes forever; the parent kills it.
 func runChild(path string) {
-	e, _, err := OpenEngine(context.Background(), path, nil, curriculum.WithStrategy(curriculum.Heuristic))
+	e, s, err := OpenEngine(context.Background(), path, nil, curriculum.WithStrategy(curriculum.Heuristic))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	var level string
+	if err := s.DB().QueryRow("PRAGMA synchronous").Scan(&level); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(syncLine + level)
 	var mu sync.Mutex
 	out := bufio.NewWriter(os.Stdout)
 	var wg sync.WaitGroup

@@ -72,13 +72,17 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 }
 
 // New stores the curriculum in db, a handle from statedb.Open the caller
-// owns and closes after the Store.
+// owns and closes after the Store. A handle that would not make every
+// commit durable (statedb.CheckDurable) is refused.
 func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 	cfg := config{maxBatch: 1024}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
 		}
+	}
+	if err := statedb.CheckDurable(ctx, db); err != nil {
+		return nil, fmt.Errorf("curriculum store: %w", err)
 	}
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		return nil, fmt.Errorf("create curriculum schema: %w", err)

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
+	"github.com/rbx-sandbox/rbx/statedb"
 )
 
 func TestReopenResumesState(t *testing.T) {
@@ -94,6 +97,31 @@ func BenchmarkPersistedObserve(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+		})
+	}
+}
+
+// TestNewRefusesNotDurable: a handle opened elsewhere with synchronous=OFF
+// (or NORMAL) is refused rather than losing acknowledged outcomes to a
+// power cut.
+func TestNewRefusesNotDurable(t *testing.T) {
+	for _, level := range []string{"OFF", "NORMAL"} {
+		t.Run(level, func(t *testing.T) {
+			dsn := "file:" + filepath.Join(t.TempDir(), "state.db") + "?" +
+				url.Values{"_pragma": {"journal_mode(WAL)", "synchronous(" + level + ")"}}.Encode()
+			db, err := sql.Open("sqlite", dsn)
+			t.Cleanup(func() {
+				if db != nil {
+					_ = db.Close()
+				}
+			})
+			require.NoError(t, err)
+			db.SetMaxOpenConns(1)
+			s, err := New(context.Background(), db)
+			if s != nil {
+				t.Cleanup(func() { _ = s.Close() })
+			}
+			require.ErrorIs(t, err, statedb.ErrNotDurable)
 		})
 	}
 }

@@ -77,10 +77,12 @@ func Convert(dir string, o Options) (*Converted, error) {
 		Warnings: append([]string(nil), src.Warnings...)}
 	var problems []Problem
 	workdir := DefaultWorkdir
+	var copies []copyMap
 	if src.Dockerfile != "" {
 		df := rewriteDockerfile(src.DockerfileName, src.Dockerfile, o.Aliases)
 		problems = append(problems, df.problems...)
 		c.Dockerfile = df.text
+		copies = df.copies
 		c.Replacements = df.replacements
 		if len(df.bases) > 0 {
 			c.BaseImage = df.bases[len(df.bases)-1]
@@ -106,6 +108,7 @@ func Convert(dir string, o Options) (*Converted, error) {
 	c.Warnings = append(c.Warnings, warns...)
 	c.Task = c.task(id, workdir, o)
 	problems = append(problems, c.rewriteTests()...)
+	problems = append(problems, c.scanTestInvocations(workdir, copies)...)
 	if len(problems) > 0 {
 		return c, &OfflineError{Task: id, Problems: problems}
 	}

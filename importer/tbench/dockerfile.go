@@ -14,6 +14,8 @@ type dockerfile struct {
 	bases    []string
 	workdir  string
 	problems []Problem
+	// copies are the build context's files the image holds (COPY).
+	copies []copyMap
 	// replacements are the network commands of RUN lines replaced by
 	// what the base image provides.
 	replacements []Replacement
@@ -72,6 +74,8 @@ func rewriteDockerfile(name, src string, aliases images.Aliases) dockerfile {
 			if strings.Contains(in.text, "://") {
 				df.problems = append(df.problems, Problem{File: name, Line: in.line, Text: in.text, Reason: "ADD from a URL downloads from the network"})
 			}
+		case "COPY":
+			df.copies = append(df.copies, copyOf(in.text, df.workdir)...)
 		case "WORKDIR":
 			if len(fields) > 1 {
 				w := fields[1]

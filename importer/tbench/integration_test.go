@@ -2,6 +2,7 @@ package tbench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/images"
+	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 	"github.com/rbx-sandbox/rbx/verifier"
@@ -29,21 +32,19 @@ const (
 )
 
 // TestIntegrationTerminalBenchCorpus imports every corpus task, builds its
-// image offline, replays the reference and runs the verifier, which must
-// pass; then a broken copy of each (solution truncated to nothing useful)
-// must be rejected by the verifier.
+// image offline, replays the reference and runs the verifier: a task
+// corpusVerdicts expects kept must pass (its only allowed failure is the
+// speed gate, asserted precisely), a task with a known fault must fail
+// naming it; then a broken copy of each passing task (solution truncated to
+// nothing useful) must be rejected by the verifier.
 func TestIntegrationTerminalBenchCorpus(t *testing.T) {
+	dockertest.Skip(t)
 	corpus := needCorpus(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
-	if testing.Short() {
-		t.Skip("-short: skipping a test that needs the Docker engine")
-	}
-	if err := docker.Available(ctx); err != nil {
-		t.Skipf("no Docker engine answers (%v); skipping", err)
-	}
 	rt, err := docker.New()
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = rt.Close() })
 	b, err := images.NewBuilder(rt.Client())
 	require.NoError(t, err)
 	_, err = b.Ensure(ctx, DefaultImage)
@@ -52,15 +53,17 @@ func TestIntegrationTerminalBenchCorpus(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(corpus, "*"))
 	require.NoError(t, err)
 	for _, dir := range dirs {
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			if _, err := Convert(dir, Options{}); err != nil {
-				t.Skipf("not importable (TestIntegrationCorpusPrefilter asserts its verdict): %v", err)
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			fault, known := corpusVerdicts[name]
+			require.True(t, known, "corpus task %s has no expected verdict in corpusVerdicts", name)
+			tk, tr, failure := importBuildVerify(ctx, t, rt, dir)
+			if fault != "" {
+				assert.Contains(t, failure, fault, "must fail for the task's own fault")
+				return
 			}
-			out := t.TempDir()
-			_, tk, tr := importAndBuild(ctx, t, rt, dir, out)
-			passed, output := replayVerify(ctx, t, rt, tk, tr)
-			if !passed {
-				t.Skipf("the reference does not pass (TestIntegrationCorpusPrefilter asserts its verdict): %s", lastLines(output, 5))
+			if failure != "" {
+				requireOnlySpeedGate(t, failure)
 			}
 			// The verdict is terminal-bench's parser over the script's output
 			// (verify.sh); polyglot tasks print their own summary line, so no
@@ -68,10 +71,49 @@ func TestIntegrationTerminalBenchCorpus(t *testing.T) {
 
 			broken := *tr
 			broken.Steps = []trajectory.Step{{Action: trajectory.KindShell, Command: "true"}}
-			passed, output = replayVerify(ctx, t, rt, tk, &broken)
+			passed, output := replayVerify(ctx, t, rt, tk, &broken)
 			assert.False(t, passed, "a solution that does nothing must be rejected:\n%s", output)
 		})
 	}
+}
+
+// importBuildVerify imports dir, builds its image and replays and verifies
+// the reference; failure is "" when the verifier passes, else the stage that
+// failed and why (import, image build or the verifier's output).
+func importBuildVerify(ctx context.Context, t *testing.T, rt *docker.Runtime, dir string) (*task.Task, *trajectory.Trajectory, string) {
+	t.Helper()
+	if _, err := Convert(dir, Options{}); err != nil {
+		return nil, nil, "import: " + err.Error()
+	}
+	_, tk, tr, err := importAndBuild(ctx, t, rt, dir, t.TempDir())
+	if err != nil {
+		return nil, nil, "image build: " + err.Error()
+	}
+	passed, output := replayVerify(ctx, t, rt, tk, tr)
+	if passed {
+		return tk, tr, ""
+	}
+	return tk, tr, fmt.Sprintf("verifier: failing %v\n%s", prefilter.FailingTests(output), lastLines(output, 20))
+}
+
+// requireOnlySpeedGate fails t unless failure is only the corpus's
+// CPU-speed assertion (onlySpeedGate): on a loaded machine the parallel run
+// cannot beat the sequential one, a timing assertion of the task, not a
+// fault of the replay.
+func requireOnlySpeedGate(t *testing.T, failure string) {
+	t.Helper()
+	require.True(t, onlySpeedGate(failure),
+		"the reference must pass; only the task's speed gate may fail on a loaded machine:\n%s", failure)
+	t.Logf("only the task's own speed gate failed (a timing assertion on a loaded machine); every other test passed:\n%s", failure)
+}
+
+// onlySpeedGate reports whether failure (importBuildVerify's or
+// prefilterTask's: a first line ending with the failing tests, then the
+// output) is the speed test alone, failing on its speed line.
+func onlySpeedGate(failure string) bool {
+	first, _, _ := strings.Cut(failure, "\n")
+	return strings.HasSuffix(first, " failing [test_outputs.py::"+speedTest+"]") &&
+		strings.Contains(failure, speedGate)
 }
 
 func lastLines(s string, n int) string {
@@ -79,7 +121,10 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-func importAndBuild(ctx context.Context, t *testing.T, rt *docker.Runtime, dir, out string) (*Written, *task.Task, *trajectory.Trajectory) {
+// importAndBuild imports dir into out and builds the task's image; an image
+// build error is returned (a task's own fault can surface there), the rest
+// fails t.
+func importAndBuild(ctx context.Context, t *testing.T, rt *docker.Runtime, dir, out string) (*Written, *task.Task, *trajectory.Trajectory, error) {
 	t.Helper()
 	c, err := Convert(dir, Options{})
 	require.NoError(t, err)
@@ -92,14 +137,15 @@ func importAndBuild(ctx context.Context, t *testing.T, rt *docker.Runtime, dir, 
 		require.NoError(t, err)
 	}
 	if w.ContextDir != "" {
-		_, err := images.BuildTask(ctx, rt.Client(), w.ContextDir, w.Image, nil)
-		require.NoError(t, err)
+		if _, err := images.BuildTask(ctx, rt.Client(), w.ContextDir, w.Image, nil); err != nil {
+			return w, nil, nil, err
+		}
 	}
 	tk, err := task.Load(w.TaskPath)
 	require.NoError(t, err)
 	trs, err := trajectory.Load(w.TrajectoryPath)
 	require.NoError(t, err)
-	return w, tk, trs[0]
+	return w, tk, trs[0], nil
 }
 
 func replayVerify(ctx context.Context, t *testing.T, rt *docker.Runtime, tk *task.Task, tr *trajectory.Trajectory) (bool, string) {
@@ -124,17 +170,13 @@ func replayVerify(ctx context.Context, t *testing.T, rt *docker.Runtime, tk *tas
 // TestIntegrationBrokenTestRejected checks the other kind of broken copy:
 // the reference solution is kept but a test asserts something else.
 func TestIntegrationBrokenTestRejected(t *testing.T) {
+	dockertest.Skip(t)
 	corpus := needCorpus(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if testing.Short() {
-		t.Skip("-short: skipping a test that needs the Docker engine")
-	}
-	if err := docker.Available(ctx); err != nil {
-		t.Skipf("no Docker engine answers (%v); skipping", err)
-	}
 	rt, err := docker.New()
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = rt.Close() })
 	src := filepath.Join(corpus, "tb-hello-world")
 	dir := t.TempDir()
 	require.NoError(t, copyTree(src, dir, nil))
@@ -142,7 +184,8 @@ func TestIntegrationBrokenTestRejected(t *testing.T) {
 	data, err := os.ReadFile(test)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(test, []byte(strings.ReplaceAll(string(data), `"Hello, world!"`, `"Goodbye, world!"`)), 0o644))
-	_, tk, tr := importAndBuild(ctx, t, rt, dir, t.TempDir())
+	_, tk, tr, err := importAndBuild(ctx, t, rt, dir, t.TempDir())
+	require.NoError(t, err)
 	passed, output := replayVerify(ctx, t, rt, tk, tr)
 	assert.False(t, passed, output)
 	res, ok := ParsePytest(output)

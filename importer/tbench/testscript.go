@@ -95,7 +95,7 @@ func rewriteTestScript(file, script string) (string, []Replacement, []Problem) {
 				continue
 			}
 			if r.problem != "" {
-				if strings.Contains(r.problem, "network") && localURL.MatchString(l) && !strings.Contains(localURL.ReplaceAllString(l, ""), "://") {
+				if onlyLocalURLs(r, l) {
 					break
 				}
 				problems = append(problems, Problem{File: file, Line: i + 1, Text: l, Reason: r.problem})

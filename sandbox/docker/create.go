@@ -26,24 +26,25 @@ const keepAliveLoop = "while :; do sleep 3600; done"
 // shell is the container's own process, fed through the attached stdin, so
 // that no exec (a process spawned by the runtime, the dearest part of a
 // reset after create and start) is needed. When that shell exits the
-// supervisor reports its status with the exit marker and keeps the
-// container alive, so the loss is reported as the step's doing (not as a
-// dead sandbox) and Reopen can start a new session with an exec. The shell
+// supervisor reports its status with the exit marker (which it reads from
+// stdin first, see session.WithExitReport) and keeps the container alive,
+// so the loss is reported as the step's doing (not as a dead sandbox) and
+// Reopen can start a new session with an exec. The shell
 // runs in its own session and process group (setsid, where the image has
 // it) so that a step killing its process group (`kill -9 0`,
 // `kill -- -$$`) ends the shell but not the supervisor.
-func mainSession(marker string) []string {
+func mainSession() []string {
 	// The supervisor's own output goes to /dev/null: busybox sh prints
 	// "Killed" when its child dies of a signal, which is not the step's.
 	// The shell's stdin is the supervisor's (the attached stream); its
 	// stderr joins its stdout, because the engine's two streams do not keep
 	// their relative order (a `set -v` echo could follow the sentinel).
-	return []string{"/bin/sh", "-c", "s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 4>&2 >/dev/null 2>&1; " +
+	return []string{"/bin/sh", "-c", session.ReadExitMarker + "; s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 4>&2 >/dev/null 2>&1; " +
 		"b=/bin/sh; command -v bash >/dev/null 2>&1 && b='bash --noprofile --norc'; " +
 		// A subshell, so that the redirections are the child's own: busybox
 		// sh applies a command's redirections in the parent while it waits.
 		"(exec $s $b >&3 2>&3 3>&- 4>&-); " +
-		"{ " + session.ExitScript(marker) + "; } >&3; exec 3>&- 4>&-; exec /bin/sh -c '" + keepAliveLoop + "'"}
+		"{ " + session.ExitScript + "; } >&3; exec 3>&- 4>&-; exec /bin/sh -c '" + keepAliveLoop + "'"}
 }
 
 // defaultCaps is what typical build and test commands need as root in a
@@ -55,7 +56,7 @@ func mainSession(marker string) []string {
 var defaultCaps = []string{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
 
 // Create starts a container for spec and, in session mode, its shell. The
-// image must exist locally: nothing is pulled.
+// image must exist locally unless the pull policy (WithPullPolicy) fetches it.
 func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sandbox, err error) {
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
@@ -63,6 +64,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	}
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
+	}
+	if err := r.pullFor(ctx, spec.Image); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
 	imageID, owner, err := r.inspectImage(ctx, spec)
 	if err != nil {
@@ -72,10 +76,8 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	// while the engine is still creating it and we never learn its id.
 	name := newName()
 	cfg := r.containerConfig(spec)
-	marker := ""
 	if spec.Mode == sandbox.ModeSession {
-		marker = "__rbx_shell_exited_" + name + ":"
-		cfg.Entrypoint = mainSession(marker)
+		cfg.Entrypoint = mainSession()
 		cfg.OpenStdin, cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr = true, true, true, true
 	}
 	created, err := r.createContainer(ctx, spec, cfg, name, owner)
@@ -92,7 +94,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	var sess *shellConn
 	if spec.Mode == sandbox.ModeSession {
 		// Attach before start, so the shell's stdin is ours from its first read.
-		if sess, err = sb.attachSession(ctx, marker); err != nil {
+		if sess, err = sb.attachSession(ctx); err != nil {
 			return nil, err
 		}
 		defer func() {

@@ -12,14 +12,14 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
-var _ sandbox.FilesWriter = (*Sandbox)(nil)
-
-// WriteFiles writes all files with one archive extracted at "/" (with a
-// read-only root: one per writable mount, since the engine extracts
-// nowhere else). The archive holds file entries only: the engine creates
-// missing parents (0755, root's) and leaves existing directories alone.
-// With a user, the directories between the workdir and each file are added
-// as the user's, so that the user can write in them.
+// WriteFiles writes all files with one archive extracted at "/" by the
+// engine (with a read-only root: one per writable mount, since the engine
+// extracts nowhere else): never through the session shell (unlike
+// WriteFile), so a step's PATH, functions or replaced tools cannot alter
+// them. The archive holds file entries only: the engine creates missing
+// parents (0755, root's) and leaves existing directories alone. Files
+// belong to the sandbox's user; with one, the directories between the
+// workdir and each file are added as theirs, so that they can write there.
 func (s *Sandbox) WriteFiles(ctx context.Context, files []sandbox.File) error {
 	if len(files) == 0 {
 		return nil

@@ -16,7 +16,7 @@ func TestIntegrationWriteFiles(t *testing.T) {
 	rt := newRuntime(t)
 	sb := newSandbox(t, rt, sandbox.Spec{Image: testImage})
 	ctx := context.Background()
-	require.NoError(t, sb.(sandbox.FilesWriter).WriteFiles(ctx, []sandbox.File{
+	require.NoError(t, sb.WriteFiles(ctx, []sandbox.File{
 		{Path: "a/b/run.sh", Data: []byte("#!/bin/sh\necho ran\n"), Mode: 0o755},
 		{Path: "/tmp/x/data.bin", Data: []byte{0, 1, 2}},
 		{Path: "top.txt", Data: []byte("top")},

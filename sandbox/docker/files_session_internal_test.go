@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/internal/testenv"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
@@ -18,13 +19,13 @@ func TestIntegrationFilesTakeTheSessionPath(t *testing.T) {
 		t.Skip("-short: skipping a test that needs the Docker engine")
 	}
 	if err := Available(ctx); err != nil {
-		t.Skipf("no Docker engine answers: %v", err)
+		testenv.Missing(t, "no Docker engine answers: %v", err)
 	}
 	rt, err := New()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.Close() })
 	if _, err := rt.cli.ImageInspect(ctx, "rbx/busybox:latest"); err != nil {
-		t.Skip("rbx/busybox:latest not built (make images)")
+		testenv.Missing(t, "rbx/busybox:latest not built (make images)")
 	}
 	sb, err := rt.Create(ctx, sandbox.Spec{Image: "rbx/busybox:latest"})
 	t.Cleanup(func() {

@@ -83,7 +83,7 @@ func TestIntegrationReadOnlyRoot(t *testing.T) {
 		assert.Equal(t, tc.code, code != 0, "%s: exit %d", tc.cmd, code)
 	}
 	_, _ = execOut(t, sb, "rm -f big /tmp/big")
-	fw := sb.(sandbox.FilesWriter)
+	fw := sb
 	require.NoError(t, fw.WriteFiles(ctx, []sandbox.File{{Path: "a/b.txt", Data: []byte("b")}, {Path: "/tmp/c.txt", Data: []byte("c")}}))
 	big := []byte(strings.Repeat("x", 64<<10)) // past the session's size: the archive API
 	require.NoError(t, sb.WriteFile(ctx, "d/big.txt", big, 0))

@@ -27,6 +27,7 @@ type Runtime struct {
 	owner string
 
 	progress io.Writer // image build messages
+	pull     sandbox.PullPolicy
 	builder  imageBuilder
 
 	disk   diskProbe
@@ -38,6 +39,7 @@ type config struct {
 	log      *slog.Logger
 	owner    string
 	progress io.Writer
+	pull     sandbox.PullPolicy
 }
 
 // Option configures a Runtime.
@@ -90,13 +92,13 @@ func WithOwner(owner string) Option {
 
 // New returns a Runtime. It does not contact the engine; see Available.
 func New(opts ...Option) (*Runtime, error) {
-	c := config{log: slog.New(slog.NewTextHandler(io.Discard, nil)), owner: sandbox.Owner, progress: io.Discard}
+	c := config{log: slog.New(slog.NewTextHandler(io.Discard, nil)), owner: sandbox.Owner, progress: io.Discard, pull: sandbox.PullNever}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return nil, fmt.Errorf("docker runtime: %w", err)
 		}
 	}
-	r := &Runtime{cli: c.cli, log: c.log, owner: c.owner, progress: c.progress}
+	r := &Runtime{cli: c.cli, log: c.log, owner: c.owner, progress: c.progress, pull: c.pull}
 	if r.cli == nil {
 		cli, err := newClient()
 		if err != nil {

@@ -24,10 +24,10 @@ var _ sandbox.SessionReopener = (*Sandbox)(nil)
 // shellConn is a session shell attached through one exec, or the
 // container's own shell (execID empty) supervised by mainSession.
 type shellConn struct {
-	shell  *session.Shell
-	execID string
-	marker string
-	hj     types.HijackedResponse
+	shell      *session.Shell
+	execID     string
+	supervised bool // the container's own shell, whose supervisor reports its exit
+	hj         types.HijackedResponse
 }
 
 // close releases the protocol and hangs up; the shell sees EOF on stdin and
@@ -42,12 +42,12 @@ func (c *shellConn) close() {
 // attachSession runs the protocol on the container's own shell (see
 // mainSession), attached before the container starts: no exec is created,
 // which is what keeps rbx's creation rate at the engine's own.
-func (s *Sandbox) attachSession(ctx context.Context, marker string) (*shellConn, error) {
+func (s *Sandbox) attachSession(ctx context.Context) (*shellConn, error) {
 	hj, err := s.rt.cli.ContainerAttach(ctx, s.id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
 		return nil, fmt.Errorf("attach session: %w", engineErr(err))
 	}
-	return &shellConn{hj: hj, marker: marker}, nil
+	return &shellConn{hj: hj, supervised: true}, nil
 }
 
 // startProtocol runs the session handshake on an attached stream.
@@ -61,8 +61,8 @@ func (s *Sandbox) startProtocol(ctx context.Context, c *shellConn) error {
 		pw.CloseWithError(err)
 	}()
 	opts := []session.Option{session.WithOutputCap(s.outputCap)}
-	if c.marker != "" {
-		opts = append(opts, session.WithExitMarker(c.marker))
+	if c.supervised {
+		opts = append(opts, session.WithExitReport())
 	}
 	sh, err := session.New(ctx, c.hj.Conn, pr, s.killStepErr, opts...)
 	if err != nil {

@@ -36,7 +36,7 @@ func TestIntegrationUser(t *testing.T) {
 
 			require.NoError(t, sb.WriteFile(ctx, "small/s.txt", []byte("s"), 0))
 			require.NoError(t, sb.WriteFile(ctx, "large/l.txt", big, 0))
-			require.NoError(t, sb.(sandbox.FilesWriter).WriteFiles(ctx, []sandbox.File{{Path: "deep/dir/f.txt", Data: []byte("f")}}))
+			require.NoError(t, sb.WriteFiles(ctx, []sandbox.File{{Path: "deep/dir/f.txt", Data: []byte("f")}}))
 			opened, err := rt.Open(ctx, sb.ID())
 			require.NoError(t, err)
 			require.NoError(t, opened.WriteFile(ctx, "reopened/l.txt", big, 0))

@@ -38,12 +38,13 @@ func (s *Shell) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecR
 	start := time.Now()
 	s.step++
 	n := s.step
-	if _, err := fmt.Fprint(s.stdin, Script(s.nonce, n, req)); err != nil {
+	kill, sec := fmt.Sprintf("%s-%d-", s.killNonce, n), secret(16)
+	if _, err := fmt.Fprint(s.stdin, Script(kill, sec, req)); err != nil {
 		s.broken = fmt.Errorf("%w: write: %v", ErrExited, err)
 		s.Close()
 		return sandbox.ExecResult{Duration: time.Since(start)}, s.broken
 	}
-	res, err := s.collect(ctx, req.Timeout, fmt.Sprintf("%s-%d-", s.nonce, n), []byte(fmt.Sprintf("__rbx_%s_%d:", s.nonce, n)))
+	res, err := s.collect(ctx, req.Timeout, kill, sentinel(sec))
 	res.Duration = time.Since(start)
 	if errors.Is(err, ErrBroken) || errors.Is(err, ErrExited) {
 		s.broken = err

@@ -3,29 +3,37 @@
 // backend (a child process) run their session mode on it, so cwd, exports and
 // background jobs persist between steps without one process per step.
 //
-// Each step is written to the shell's stdin as
+// Each step is written to the shell's stdin as (see Script)
 //
-//	export RBX_STEP=<nonce>-<n>-
-//	{ eval '<command>'
-//	} </dev/null 2>&1; { printf '%s:%d\n' __rbx_<nonce>_<n> "$?"; } 2>/dev/null
+//	export RBX_STEP=<kill nonce>-<n>-
+//	__rbx_u
+//	{ __rbx_r; \command eval '<command>'
+//	} </dev/null 2>&1; { \command printf '__rbx_%s:%d\n' <secret> "$?"; } 2>/dev/null
 //
-// and its output is everything the shell writes before the sentinel. eval
-// keeps syntax errors inside the step (they become exit status 2) instead of
+// and its output is everything the shell writes before the sentinel line
+// "__rbx_<secret>:<status>". __rbx_u and __rbx_r (Prelude, defined once per
+// shell) turn off `set -v`, `set -x` and history while the shell reads the
+// sentinel's line and turn them back on for the step's command. eval keeps
+// syntax errors inside the step (they become exit status 2) instead of
 // desynchronising the protocol; </dev/null keeps commands from eating the
-// protocol stream. RBX_STEP marks every process the step execs, which is how a
-// timed-out step is killed without touching the shell or earlier background
-// jobs.
+// protocol stream.
+//
+// Two values per step, with two roles. RBX_STEP is a kill marker: exported,
+// so every process the step execs carries it, which is how a timed-out step
+// is killed without touching the shell or earlier background jobs; knowing
+// it gives nothing. The secret is fresh random for every step, unrelated to
+// RBX_STEP and to other steps, never exported, and only ever part of the
+// text the shell reads before the step runs: text a step prints, whatever it
+// found in its environment, files, stdin or process list, is output. What a
+// step that attacks the shell process itself can still do is in
+// docs/sessions.md.
 package session
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -59,7 +67,7 @@ type Shell struct {
 	chunks    chan []byte
 	readErr   error
 	pending   []byte
-	nonce     string
+	killNonce string
 	step      int
 	kill      Killer
 	outputCap int
@@ -77,20 +85,15 @@ type Option func(*Shell)
 // WithOutputCap sets how many output bytes a step keeps (default sandbox.DefaultOutputCap).
 func WithOutputCap(n int) Option { return func(s *Shell) { s.outputCap = n } }
 
-// WithExitMarker names the line a supervisor prints when the shell exits,
-// "<marker><status>\n" (default: none). Without it an exited shell is only
-// noticed when its output stream closes, which background jobs holding the
-// stream can delay until the step times out.
-func WithExitMarker(marker string) Option { return func(s *Shell) { s.exitMark = []byte(marker) } }
-
-// ExitScript is the shell code a supervisor runs after the session shell
-// to report its exit status with marker (see WithExitMarker).
-//
-// The marker is split in two arguments so that it never appears whole in
-// the supervisor's command line, which a step may print (ps, /proc/1/cmdline).
-func ExitScript(marker string) string {
-	half := len(marker) / 2
-	return `printf '\n%s%s%d\n' ` + Quote(marker[:half]) + " " + Quote(marker[half:]) + ` "$?"`
+// WithExitReport says the shell runs under a supervisor that reports its
+// exit (default: no supervisor). New then writes a fresh random exit
+// marker as the first line of the shell's stdin, which the supervisor reads
+// with ReadExitMarker before it starts the shell, and prints with the
+// shell's status (ExitScript) when the shell exits. Without a report an
+// exited shell is only noticed when its output stream closes, which
+// background jobs holding the stream can delay until the step times out.
+func WithExitReport() Option {
+	return func(s *Shell) { s.exitMark = []byte("__rbx_exit_" + secret(12) + ":") }
 }
 
 // WithGrace sets how long a killed step may take to report back before the
@@ -101,10 +104,8 @@ func WithGrace(d time.Duration) Option { return func(s *Shell) { s.grace = d } }
 // stderr merged or not) is r, and waits for it to answer. kill is used on
 // timeouts.
 func New(ctx context.Context, w io.Writer, r io.Reader, kill Killer, opts ...Option) (*Shell, error) {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
 	s := &Shell{
-		stdin: w, chunks: make(chan []byte, 16), nonce: hex.EncodeToString(b[:]),
+		stdin: w, chunks: make(chan []byte, 16), killNonce: secret(6),
 		kill: kill, outputCap: sandbox.DefaultOutputCap, grace: 2 * time.Second,
 		closed: make(chan struct{}),
 	}
@@ -112,6 +113,14 @@ func New(ctx context.Context, w io.Writer, r io.Reader, kill Killer, opts ...Opt
 		o(s)
 	}
 	go s.read(r)
+	if len(s.exitMark) > 0 {
+		if _, err := fmt.Fprintf(w, "%s\n", s.exitMark); err != nil {
+			return nil, fmt.Errorf("start session: write exit marker: %w", err)
+		}
+	}
+	if _, err := io.WriteString(w, Prelude); err != nil {
+		return nil, fmt.Errorf("start session: %w", err)
+	}
 	res, err := s.Run(ctx, sandbox.ExecRequest{Command: "printf %s $$", Timeout: 30 * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("start session: %w", err)
@@ -149,45 +158,4 @@ func (s *Shell) read(r io.Reader) {
 // itself; Close only stops the protocol from waiting on it.
 func (s *Shell) Close() {
 	s.closeOnce.Do(func() { close(s.closed) })
-}
-
-// Script renders the text written to the shell for step n.
-func Script(nonce string, n int, req sandbox.ExecRequest) string {
-	var b strings.Builder
-	// Not in a { } group: bash fails to parse one after an eval's syntax error.
-	fmt.Fprintf(&b, "export RBX_STEP=%s-%d-\n", nonce, n)
-	body := "command eval " + Quote(req.Command) // "command" keeps eval errors from exiting POSIX sh
-	if req.Cwd != "" || len(req.Env) > 0 {
-		var pre []string
-		if req.Cwd != "" {
-			pre = append(pre, "cd -- "+Quote(req.Cwd))
-		}
-		keys := make([]string, 0, len(req.Env))
-		for k := range req.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			pre = append(pre, "export "+k+"="+Quote(req.Env[k]))
-		}
-		// A subshell so that the step's cwd and env do not leak into the session.
-		body = "( " + strings.Join(pre, " && ") + " && " + body + "\n)"
-	}
-	// The sentinel is printed from a format and an argument, with the
-	// printf's own stderr (where `set -x` traces it) silenced, so that no
-	// trace of this line (`set -v`, `set -x`) contains the sentinel whole.
-	fmt.Fprintf(&b, "{ %s\n} </dev/null 2>&1; { printf '%%s:%%d\\n' __rbx_%s_%d \"$?\"; } 2>/dev/null\n", body, nonce, n)
-	return b.String()
-}
-
-// Quote returns s as a single-quoted shell word.
-func Quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// KillScript is a POSIX sh script that kills every process carrying the
-// step marker; backends without a process API run it in the sandbox.
-func KillScript(marker string) string {
-	return `for d in /proc/[0-9]*; do case "$(tr '\0' '\n' < "$d/environ" 2>/dev/null)" in *"RBX_STEP=` +
-		marker + `"*) kill -9 "${d#/proc/}" 2>/dev/null;; esac; done; true`
 }

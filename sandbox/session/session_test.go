@@ -120,9 +120,8 @@ func TestShellExit(t *testing.T) {
 // exit with the marker, so the exit is seen at once even though a
 // background job keeps the output stream open.
 func TestShellExitMarker(t *testing.T) {
-	const marker = "__rbx_exited_test:"
-	script := "sh; " + session.ExitScript(marker) + "; sleep 30"
-	sh, _ := startArgv(t, []string{"/bin/sh", "-c", script}, session.WithExitMarker(marker))
+	script := session.ReadExitMarker + "; sh; " + session.ExitScript + "; sleep 30"
+	sh, _ := startArgv(t, []string{"/bin/sh", "-c", script}, session.WithExitReport())
 	start := time.Now()
 	res, err := sh.Run(context.Background(), sandbox.ExecRequest{Command: "sleep 30 & echo bye; exit 3", Timeout: 10 * time.Second})
 	require.ErrorIs(t, err, session.ErrExited)
@@ -155,8 +154,7 @@ func TestCancelIsNotTimeout(t *testing.T) {
 // TestExitedBeforeStep: a shell that exited since the last step (its
 // supervisor reported it) is reported before the step is written.
 func TestExitedBeforeStep(t *testing.T) {
-	const marker = "__rbx_exited_between:"
-	cmd := exec.Command("sh", "-c", "sh; "+session.ExitScript(marker)+"; sleep 30")
+	cmd := exec.Command("sh", "-c", session.ReadExitMarker+"; sh; "+session.ExitScript+"; sleep 30")
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	pr, pw, err := os.Pipe()
@@ -165,7 +163,7 @@ func TestExitedBeforeStep(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); _ = pr.Close() })
 	require.NoError(t, pw.Close())
-	sh, err := session.New(context.Background(), stdin, pr, func(context.Context, string) error { return nil }, session.WithExitMarker(marker))
+	sh, err := session.New(context.Background(), stdin, pr, func(context.Context, string) error { return nil }, session.WithExitReport())
 	require.NoError(t, err)
 	// Kill the shell from outside: its pid is the handshake's.
 	require.NoError(t, exec.Command("kill", "-9", sh.PID()).Run())

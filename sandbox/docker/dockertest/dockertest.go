@@ -1,6 +1,7 @@
 // Package dockertest gives integration tests the docker runtime with rbx's
 // base images built, or skips them with a clear message when no engine
-// answers — one place for what every package's integration tests need.
+// answers (fails them when RBX_REQUIRE_DOCKER=1) — one place for what every
+// package's integration tests need.
 package dockertest
 
 import (
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/internal/testenv"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
 
@@ -34,14 +36,16 @@ func Runtime(tb testing.TB, imgs ...string) *docker.Runtime {
 }
 
 // Skip skips tb under `go test -short` (make unit runs no Docker test) and
-// when no engine answers. Tests that reach the engine some other way (the
-// rbx binary with --runtime docker) call it first.
+// when no engine answers — unless RBX_REQUIRE_DOCKER=1 (set by CI), which
+// turns the missing engine into a failure (testenv.Missing); -short stays a
+// skip. Tests that reach the engine some other way (the rbx binary with
+// --runtime docker) call it first.
 func Skip(tb testing.TB) {
 	tb.Helper()
 	if testing.Short() {
 		tb.Skip("-short: skipping a test that needs the Docker engine")
 	}
 	if err := docker.Available(context.Background()); err != nil {
-		tb.Skipf("no Docker engine answers: %v", err)
+		testenv.Missing(tb, "no Docker engine answers: %v", err)
 	}
 }

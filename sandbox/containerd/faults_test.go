@@ -1,0 +1,144 @@
+package containerd_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/containerd/containerd/v2/pkg/namespaces"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/containerd"
+)
+
+// TestIntegrationSecurityDefaults: the capabilities and no-new-privileges
+// of the docker backend, its limits in the OCI spec, labels, and no
+// network interface but loopback.
+func TestIntegrationSecurityDefaults(t *testing.T) {
+	rt := newRuntime(t)
+	sb := newSandbox(t, rt, sandbox.Spec{Mode: sandbox.ModeExec, Limits: sandbox.Limits{Pids: 64, MemoryBytes: 256 << 20, CPUs: 0.5}})
+	ctx := namespaces.WithNamespace(context.Background(), containerd.DefaultNamespace)
+	c, err := rt.Client().LoadContainer(ctx, sb.ID())
+	require.NoError(t, err)
+	spec, err := c.Spec(ctx)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID"},
+		spec.Process.Capabilities.Bounding)
+	assert.True(t, spec.Process.NoNewPrivileges)
+	res := spec.Linux.Resources
+	assert.EqualValues(t, 64, *res.Pids.Limit)
+	assert.EqualValues(t, 256<<20, *res.Memory.Limit)
+	assert.EqualValues(t, 50_000, *res.CPU.Quota)
+	assert.NotNil(t, spec.Linux.Seccomp, "the default seccomp profile")
+	labels, err := c.Labels(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "true", labels[sandbox.LabelManaged])
+	assert.Equal(t, sandbox.Owner, labels[sandbox.LabelOwner])
+
+	out, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: "ls /sys/class/net; grep -E '^(NoNewPrivs|CapEff)' /proc/self/status"})
+	require.NoError(t, err)
+	assert.Equal(t, 0, out.ExitCode, string(out.Output))
+	assert.True(t, strings.HasPrefix(string(out.Output), "lo\n"), "only loopback: %s", out.Output)
+	assert.Contains(t, string(out.Output), "NoNewPrivs:\t1")
+	assert.Contains(t, string(out.Output), "CapEff:\t00000000000000fb", "CHOWN DAC_OVERRIDE FOWNER FSETID KILL SETGID SETUID")
+}
+
+func TestIntegrationSpecRefused(t *testing.T) {
+	rt := newRuntime(t)
+	_, err := rt.Create(context.Background(), sandbox.Spec{Image: "rbx/does-not-exist:never"})
+	require.ErrorIs(t, err, sandbox.ErrImageMissing)
+	assert.Contains(t, err.Error(), "rbx/does-not-exist:never")
+	_, err = rt.Create(context.Background(), sandbox.Spec{Image: testImage, Network: sandbox.NetworkBridge})
+	require.ErrorIs(t, err, sandbox.ErrInvalidSpec)
+	assert.Contains(t, err.Error(), "CNI")
+}
+
+// TestIntegrationStepOOM: a step that allocates past the memory limit is
+// killed by the OOM killer; the result says so (or, if the OOM killer took
+// the whole container, a GoneError does) and the sandbox still works.
+func TestIntegrationStepOOM(t *testing.T) {
+	rt := newRuntime(t)
+	ctx := context.Background()
+	for _, mode := range modes {
+		t.Run(string(mode), func(t *testing.T) {
+			sb := newSandbox(t, rt, sandbox.Spec{Mode: mode, Limits: sandbox.Limits{MemoryBytes: 32 << 20}})
+			res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: "dd if=/dev/zero of=/dev/null bs=100M count=1", Timeout: 60 * time.Second})
+			var ge *sandbox.GoneError
+			if errors.As(err, &ge) {
+				assert.Equal(t, sandbox.CauseOOMKilled, ge.Cause, err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, 137, res.ExitCode)
+			assert.True(t, res.OOMKilled, "the step was OOM-killed")
+
+			res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "echo alive; exit 137"})
+			require.NoError(t, err)
+			assert.Equal(t, "alive\n", string(res.Output))
+			assert.False(t, res.OOMKilled, "a later exit 137 without an OOM kill is not one")
+		})
+	}
+}
+
+// TestIntegrationPidsLimit: the pids limit stops a fork loop.
+func TestIntegrationPidsLimit(t *testing.T) {
+	rt := newRuntime(t)
+	sb := newSandbox(t, rt, sandbox.Spec{Mode: sandbox.ModeExec, Limits: sandbox.Limits{Pids: 16}})
+	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: "for i in $(seq 40); do sleep 5 & done 2>&1 | head -1; wait"})
+	require.NoError(t, err)
+	assert.Contains(t, strings.ToLower(string(res.Output)), "resource temporarily unavailable", string(res.Output))
+}
+
+// TestIntegrationGoneCauses: a container whose task is killed, or which is
+// removed, from outside in the middle of a step yields a GoneError naming
+// the cause.
+func TestIntegrationGoneCauses(t *testing.T) {
+	rt := newRuntime(t)
+	ctx := namespaces.WithNamespace(context.Background(), containerd.DefaultNamespace)
+	faults := []struct {
+		cause string
+		do    func(id string) error
+	}{
+		{sandbox.CauseKilled, func(id string) error {
+			c, err := rt.Client().LoadContainer(ctx, id)
+			if err != nil {
+				return err
+			}
+			task, err := c.Task(ctx, nil)
+			if err != nil {
+				return err
+			}
+			return task.Kill(ctx, syscall.SIGKILL)
+		}},
+		{sandbox.CauseRemoved, func(id string) error { return rt.Remove(ctx, id) }},
+	}
+	for _, f := range faults {
+		for _, mode := range modes {
+			t.Run(f.cause+"/"+string(mode), func(t *testing.T) {
+				sb := newSandbox(t, rt, sandbox.Spec{Mode: mode})
+				errc := make(chan error, 1)
+				go func() {
+					_, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: "sleep 30"})
+					errc <- err
+				}()
+				time.Sleep(500 * time.Millisecond)
+				require.NoError(t, f.do(sb.ID()))
+				var err error
+				select {
+				case err = <-errc:
+				case <-time.After(15 * time.Second):
+					t.Fatal("the running step did not return")
+				}
+				var ge *sandbox.GoneError
+				require.ErrorAs(t, err, &ge)
+				assert.Equal(t, f.cause, ge.Cause, err.Error())
+				assert.Equal(t, sb.ID(), ge.ID)
+			})
+		}
+	}
+}

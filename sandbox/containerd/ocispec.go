@@ -1,0 +1,113 @@
+package containerd
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/contrib/seccomp"
+	"github.com/containerd/containerd/v2/pkg/oci"
+	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/session"
+)
+
+// defaultCaps is what typical build and test commands need as root in a
+// container; everything else is dropped. The docker backend grants the same.
+var defaultCaps = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
+
+// initMount is where the host's tini is bind-mounted (as Docker does).
+const initMount = "/sbin/docker-init"
+
+// cpuPeriod is the CFS period the CPU quota is a share of (100ms, as Docker).
+const cpuPeriod = 100_000
+
+// specOpts turns spec into the container's OCI spec options: the image's
+// config (user, env), the keep-alive main process, capabilities,
+// no-new-privileges, the default seccomp profile, resource limits and a
+// new, empty network namespace (only loopback) from the default spec.
+func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string) ([]oci.SpecOpts, error) {
+	if spec.Network != sandbox.NetworkNone {
+		return nil, fmt.Errorf("%w: network %q: the containerd backend has no networking (it would need CNI); use %q",
+			sandbox.ErrInvalidSpec, spec.Network, sandbox.NetworkNone)
+	}
+	caps, err := capabilities(spec.CapAdd)
+	if err != nil {
+		return nil, err
+	}
+	opts := []oci.SpecOpts{
+		oci.WithImageConfig(img),
+		oci.WithProcessArgs(r.mainArgs(spec.Workdir)...),
+		oci.WithProcessCwd("/"),
+		oci.WithEnv(envList(spec.Env)),
+		oci.WithHostname(hostname),
+		oci.WithCapabilities(caps),
+		oci.WithNoNewPrivileges,
+		seccomp.WithDefaultProfile(),
+	}
+	if r.initPath != "" {
+		opts = append(opts, oci.WithMounts([]specs.Mount{{
+			Destination: initMount, Type: "bind", Source: r.initPath, Options: []string{"rbind", "ro"},
+		}}))
+	}
+	return append(opts, limitOpts(spec.Limits)...), nil
+}
+
+// limitOpts bounds cpu, memory (no swap beyond it) and pids through the
+// container's cgroup. Rlimits (file size, open files) slot in here with
+// oci.WithRlimit.
+func limitOpts(l sandbox.Limits) []oci.SpecOpts {
+	return []oci.SpecOpts{
+		oci.WithMemoryLimit(uint64(l.MemoryBytes)),
+		oci.WithMemorySwap(l.MemoryBytes),
+		oci.WithCPUCFS(int64(l.CPUs*cpuPeriod), cpuPeriod),
+		oci.WithPidsLimit(l.Pids),
+	}
+}
+
+// capabilities returns the default set plus add, as CAP_ names.
+func capabilities(add []string) ([]string, error) {
+	seen := map[string]bool{}
+	var caps []string
+	for _, c := range append(append([]string(nil), defaultCaps...), add...) {
+		name := strings.ToUpper(c)
+		if !strings.HasPrefix(name, "CAP_") {
+			name = "CAP_" + name
+		}
+		if name == "CAP_ALL" {
+			return nil, fmt.Errorf("%w: cap_add ALL: name the capabilities", sandbox.ErrInvalidSpec)
+		}
+		if !seen[name] {
+			seen[name] = true
+			caps = append(caps, name)
+		}
+	}
+	return caps, nil
+}
+
+// keepAliveLoop keeps the container running between commands; it works on
+// busybox and Debian alike.
+const keepAliveLoop = "while :; do sleep 3600; done"
+
+// mainArgs is the container's main process: tini (when the host has one)
+// reaping the zombies that background jobs of the session leave behind,
+// over a shell that creates the workdir and sleeps.
+func (r *Runtime) mainArgs(workdir string) []string {
+	sh := []string{"/bin/sh", "-c", "mkdir -p -- " + session.Quote(workdir) + " 2>/dev/null; " + keepAliveLoop}
+	if r.initPath == "" {
+		return sh
+	}
+	return append([]string{initMount, "--"}, sh...)
+}
+
+// envList renders env as sorted KEY=value pairs.
+func envList(env map[string]string) []string {
+	l := make([]string, 0, len(env))
+	for k, v := range env {
+		l = append(l, k+"="+v)
+	}
+	sort.Strings(l)
+	return l
+}

@@ -1,0 +1,124 @@
+package containerd
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/containerd/containerd/v2/client"
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+var _ sandbox.Sandbox = (*Sandbox)(nil)
+
+// removeTimeout bounds cleanup, which runs even when the caller's context
+// was cancelled.
+const removeTimeout = 30 * time.Second
+
+// Sandbox is one running containerd container.
+type Sandbox struct {
+	rt          *Runtime
+	id          string
+	container   client.Container
+	task        client.Task
+	process     specs.Process // the main process's, which execs start from
+	workdir     string
+	mode        sandbox.Mode
+	stepTimeout time.Duration
+	outputCap   int
+
+	// stepMu serialises session steps. mu guards sess (replaced when the
+	// shell breaks or exits), removed and oomSeen; Remove takes only mu so
+	// that it never waits for a running step.
+	stepMu  sync.Mutex
+	mu      sync.Mutex
+	sess    *shellConn
+	removed bool
+	// oomSeen is the cgroup's OOM-kill count when last read: 0 for a
+	// container created here, -1 when unknown (opened).
+	oomSeen int64
+
+	// lost is set once the session shell ended; session steps fail with it
+	// until Reopen. Guarded by stepMu.
+	lost *sandbox.SessionLostError
+
+	shMu  sync.Mutex
+	shell string // exec-mode shell, detected on first use
+}
+
+func newSandbox(r *Runtime, c client.Container, spec sandbox.Spec) *Sandbox {
+	return &Sandbox{
+		rt: r, id: c.ID(), container: c, workdir: spec.Workdir, mode: spec.Mode,
+		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap,
+	}
+}
+
+// ID returns the container id.
+func (s *Sandbox) ID() string { return s.id }
+
+// Exec runs req in the sandbox's mode, or in req.Mode when set.
+func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
+	mode := s.mode
+	if req.Mode != "" {
+		mode = req.Mode
+	}
+	if !mode.Valid() {
+		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w: mode %q", s.id, sandbox.ErrInvalidSpec, req.Mode)
+	}
+	if err := ctx.Err(); err != nil {
+		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, err)
+	}
+	if req.Timeout <= 0 {
+		req.Timeout = s.stepTimeout
+	}
+	if mode == sandbox.ModeExec {
+		return s.execFresh(ctx, req)
+	}
+	return s.execSession(ctx, req)
+}
+
+// Remove closes the session, kills the task and deletes the container with
+// its snapshot. It is idempotent and survives a cancelled ctx.
+func (s *Sandbox) Remove(ctx context.Context) error {
+	s.mu.Lock()
+	s.removed = true
+	old := s.sess
+	s.sess = nil
+	s.mu.Unlock()
+	if old != nil {
+		old.close() // a step still running sees EOF, then ErrSandboxGone
+	}
+	ctx, cancel := context.WithTimeout(s.rt.ctx(context.WithoutCancel(ctx)), removeTimeout)
+	defer cancel()
+	if err := s.rt.remove(ctx, s.container); err != nil && !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("remove sandbox %s: %w", s.id, engineErr(err))
+	}
+	return nil
+}
+
+// labelRemoving marks a container whose removal has begun, so that a step
+// that sees its task killed reports the removal, not a kill (as Docker's
+// "removing" state does).
+const labelRemoving = "rbx.removing"
+
+// remove kills and deletes c's task, then c and its snapshot.
+func (r *Runtime) remove(ctx context.Context, c client.Container) error {
+	if _, err := c.SetLabels(ctx, map[string]string{labelRemoving: "true"}); err != nil && cerrdefs.IsNotFound(err) {
+		return err
+	}
+	if t, err := c.Task(ctx, nil); err == nil {
+		if _, err := t.Delete(ctx, client.WithProcessKill); err != nil && !cerrdefs.IsNotFound(err) {
+			return fmt.Errorf("delete task: %w", err)
+		}
+	} else if !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("load task: %w", err)
+	}
+	if err := c.Delete(ctx, client.WithSnapshotCleanup); err != nil {
+		return fmt.Errorf("delete container: %w", err)
+	}
+	return nil
+}
