@@ -9,7 +9,7 @@
 // it only for trusted trajectories.
 //
 // Limits. Of Spec.Limits only FileSizeBytes and NoFile apply: the fsize and
-// nofile ulimits of every shell, set with prlimit(2) right after it starts
+// nofile ulimits of every shell, set with prlimit(2) before it runs a step
 // (see ulimits). CPU, memory, pids and DiskBytes are ignored; DiskBound
 // reports sandbox.DiskBoundFileSize.
 //
