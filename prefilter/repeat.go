@@ -48,10 +48,10 @@ func (r *runner) runRepeat(ctx context.Context, res *reset.Resetter, it *Item) (
 		}
 	case v.TimedOut:
 		out.Reason = reason.Timeout
-		out.Failure = &Failure{Message: fmt.Sprintf("verifier timed out after %s", it.Task.VerifyTimeout()), Output: tail(v.Output), Failing: FailingTests(v.Output)}
+		out.Failure = &Failure{Message: fmt.Sprintf("verifier timed out after %s", it.Task.VerifyTimeout()), Output: tail(v.Output), Failing: FailingTests(v.Output), Network: NetworkEvidence(v.Output)}
 	case !v.Passed:
 		out.Reason = reason.VerifyFailed
-		out.Failure = &Failure{Message: fmt.Sprintf("verifier exited %d", v.ExitCode), Output: tail(v.Output), Failing: FailingTests(v.Output)}
+		out.Failure = &Failure{Message: fmt.Sprintf("verifier exited %d", v.ExitCode), Output: tail(v.Output), Failing: FailingTests(v.Output), Network: NetworkEvidence(v.Output)}
 	default:
 		out.Passed = true
 	}

@@ -121,7 +121,10 @@ type Failure struct {
 	// stand-ins found missing) that a verifier's whole output reports;
 	// Output keeps only its tail.
 	Failing []string `json:"failing,omitempty"`
-	Message string   `json:"message"`
+	// Network is the verifier output's sign that the tests tried to reach
+	// the network (see NetworkEvidence).
+	Network string `json:"network,omitempty"`
+	Message string `json:"message"`
 }
 
 // StepStat is one step's median duration over the repeats that ran it.

@@ -57,6 +57,11 @@ func detail(r Result) string {
 	if (r.Reason != reason.VerifyFailed && r.Reason != reason.Flaky) || r.Failure == nil {
 		return r.Detail
 	}
+	d := r.Detail
+	if r.Failure.Network != "" {
+		d += fmt.Sprintf(" (the tests tried the network: %q)", r.Failure.Network)
+	}
+	r.Detail = d
 	names := r.Failure.Failing
 	if len(names) == 0 {
 		names = FailingTests(r.Failure.Output)

@@ -69,6 +69,9 @@ def verdict(base):
     reason = ": ".join(x for x in (tr.get("reason", ""), tr.get("detail", "")) if x)
     failure = tr.get("failure") or {}
     failing = failure.get("failing") or failing_in(failure.get("output", ""))
+    net = failure.get("network") or next(iter(NETWORK.findall(failure.get("output", ""))), "")
+    if net:
+        reason += f" (the tests tried the network: \"{net}\")"
     if failing:
         shown = ", ".join(f"`{f}`" for f in failing[:6]) + (f" (+{len(failing) - 6})" if len(failing) > 6 else "")
         reason += ": " + shown
@@ -80,6 +83,11 @@ def verdict(base):
 # offline stand-ins' missing packages.
 FAILING = [(re.compile(r"(?m)^(?:rbx-verify: )?(?:FAILED|ERROR) (\S+)"), ""),
            (re.compile(r"(?m)not installed in the image[^:\n]*: (.+)$"), "missing ")]
+
+
+NETWORK = re.compile(r"Temporary failure in name resolution|Name or service not known|"
+                     r"Could not resolve host|java\.net\.UnknownHostException|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|"
+                     r"Network is unreachable")
 
 
 def failing_in(output):

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import site
+import importlib.util
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -94,6 +95,16 @@ def install_jsonreport():
 STANDINS = {"pytest-json-report": install_jsonreport}
 
 
+# Distributions whose Debian packages carry no pip metadata under that
+# name: the module they provide stands for them.
+IMPORT_NAMES = {
+    "opencv-python": "cv2",
+    "opencv-python-headless": "cv2",
+    "opencv-contrib-python": "cv2",
+    "opencv-contrib-python-headless": "cv2",
+}
+
+
 def main(args):
     reqs = []
     requirements(args, reqs)
@@ -111,6 +122,10 @@ def main(args):
         try:
             have = md.version(name)
         except md.PackageNotFoundError:
+            module = IMPORT_NAMES.get(norm(name))
+            if module and importlib.util.find_spec(module) is not None:
+                say("%s: provided by the image's module %s (a Debian package without pip metadata)" % (name, module))
+                continue
             if norm(name) in STANDINS:
                 STANDINS[norm(name)]()
                 continue
