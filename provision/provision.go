@@ -9,16 +9,18 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 )
 
 // Spec returns the sandbox tk runs in, with every default made explicit
-// (workdir /workspace, shell session, network none, and the sandbox
-// package's limits; see sandbox.Spec.WithDefaults) and the label rbx.task
-// set to the task id (shortened to a legal label value when it is longer
-// than 63 characters; the annotation rbx.task keeps it whole). For a task
+// (workdir /workspace, shell session, network none, the image's user, a
+// writable root, and the sandbox package's limits; see
+// sandbox.Spec.WithDefaults) and the label rbx.task set to the task id
+// (shortened to a legal label value when it is longer than 63 characters;
+// the annotation rbx.task keeps it whole). For a task
 // with Build, Image is empty: the caller sets it to the tag of the image
 // it built.
 func Spec(tk *task.Task) sandbox.Spec {
@@ -27,16 +29,22 @@ func Spec(tk *task.Task) sandbox.Spec {
 		Workdir: tk.Workdir,
 		Env:     maps.Clone(tk.Env),
 		Limits: sandbox.Limits{
-			CPUs:        tk.Limits.CPUs,
-			MemoryBytes: int64(tk.Limits.Memory),
-			Pids:        tk.Limits.Pids,
+			CPUs:          tk.Limits.CPUs,
+			MemoryBytes:   int64(tk.Limits.Memory),
+			Pids:          tk.Limits.Pids,
+			DiskBytes:     int64(tk.Limits.Disk),
+			FileSizeBytes: int64(tk.Limits.FileSize),
+			NoFile:        tk.Limits.NoFile,
 		},
-		Network:     tk.Network,
-		Labels:      map[string]string{sandbox.LabelTask: sandbox.LabelValue(tk.ID)},
-		Annotations: map[string]string{sandbox.AnnotationTask: tk.ID},
-		Mode:        sandbox.Mode(tk.Shell),
-		StepTimeout: tk.Limits.StepTimeout.D(),
-		OutputCap:   int(min(tk.Limits.Output, 1<<40)),
+		User:         tk.User,
+		ReadOnlyRoot: tk.ReadOnlyRoot,
+		CapAdd:       slices.Clone(tk.CapAdd),
+		Network:      tk.Network,
+		Labels:       map[string]string{sandbox.LabelTask: sandbox.LabelValue(tk.ID)},
+		Annotations:  map[string]string{sandbox.AnnotationTask: tk.ID},
+		Mode:         sandbox.Mode(tk.Shell),
+		StepTimeout:  tk.Limits.StepTimeout.D(),
+		OutputCap:    int(min(tk.Limits.Output, 1<<40)),
 	}
 	return spec.WithDefaults()
 }

@@ -13,6 +13,14 @@ const (
 	DefaultMemory      = 1 << 30 // 1 GiB
 	DefaultCPUs        = 1.0
 	DefaultPids        = 512
+	// DefaultDisk bounds the writable layer where the storage driver can
+	// (see DiskBound), and each tmpfs of a read-only root.
+	DefaultDisk = 10 << 30 // 10 GiB
+	// DefaultFileSize is the fsize ulimit: no single file grows past it,
+	// whatever the storage driver.
+	DefaultFileSize = 4 << 30 // 4 GiB
+	// DefaultNoFile is the nofile ulimit (soft and hard).
+	DefaultNoFile = 4096
 )
 
 // Network policies.
@@ -52,6 +60,16 @@ type Spec struct {
 	// CapAdd lists Linux capabilities granted on top of the minimal default
 	// set; everything else is dropped.
 	CapAdd []string
+	// User runs every command as "uid[:gid]" or "name[:group]" (a name is
+	// looked up in the image's /etc/passwd). Empty means the image's user,
+	// root for rbx's images. A numeric uid without a group runs with the
+	// group of the same number, never root's group. The workdir is made the
+	// user's at create.
+	User string
+	// ReadOnlyRoot mounts the root filesystem read-only; the workdir and
+	// /tmp are then the only writable paths, each a tmpfs of
+	// Limits.DiskBytes (see docs/isolation.md).
+	ReadOnlyRoot bool
 }
 
 // Limits bound a sandbox's resources.
@@ -59,6 +77,15 @@ type Limits struct {
 	CPUs        float64
 	MemoryBytes int64
 	Pids        int64
+	// DiskBytes bounds what the sandbox can write: its writable layer where
+	// the storage driver supports a size (DiskBoundStorage), or each
+	// writable tmpfs of a read-only root (DiskBoundReadOnlyRoot).
+	DiskBytes int64
+	// FileSizeBytes is the fsize ulimit: a write past it fails with EFBIG
+	// (the writer gets SIGXFSZ, "File size limit exceeded").
+	FileSizeBytes int64
+	// NoFile is the nofile ulimit, soft and hard: open descriptors per process.
+	NoFile int64
 }
 
 // WithDefaults returns a copy of s with every unset field given its default.
@@ -87,6 +114,15 @@ func (s Spec) WithDefaults() Spec {
 	if s.Limits.Pids <= 0 {
 		s.Limits.Pids = DefaultPids
 	}
+	if s.Limits.DiskBytes <= 0 {
+		s.Limits.DiskBytes = DefaultDisk
+	}
+	if s.Limits.FileSizeBytes <= 0 {
+		s.Limits.FileSizeBytes = DefaultFileSize
+	}
+	if s.Limits.NoFile <= 0 {
+		s.Limits.NoFile = DefaultNoFile
+	}
 	return s
 }
 
@@ -97,6 +133,15 @@ func (s Spec) Validate() error {
 	}
 	if len(s.Workdir) == 0 || s.Workdir[0] != '/' {
 		return fmt.Errorf("%w: workdir %q: expected an absolute path", ErrInvalidSpec, s.Workdir)
+	}
+	if s.ReadOnlyRoot && (s.Workdir == "/" || s.Workdir == "/tmp") {
+		return fmt.Errorf("%w: workdir %q: a read-only root needs a workdir other than / and /tmp", ErrInvalidSpec, s.Workdir)
+	}
+	if s.User != "" && !ValidUser(s.User) {
+		return fmt.Errorf("%w: user %q: %s", ErrInvalidSpec, s.User, UserSyntax)
+	}
+	if s.Limits.NoFile > MaxNoFile {
+		return fmt.Errorf("%w: nofile %d: expected at most %d", ErrInvalidSpec, s.Limits.NoFile, MaxNoFile)
 	}
 	return validateLabels(s.Labels, s.Annotations)
 }

@@ -76,6 +76,17 @@ func TestSchemasAndGoAgree(t *testing.T) {
 		{`{"id": "a", "image": "x", "verify": {"command": " "}}`, false},
 		{`{"id": "a", "image": "x", "rubric": [{"id": "r", "command": "c", "weight": -1}], ` + v + `}`, false},
 		{`{"id": "a", "image": "x", "extra": 1, ` + v + `}`, false},
+		{`{"id": "a", "image": "x", "user": "1000:1000", "read_only_root": true, "cap_add": ["DAC_OVERRIDE"], "limits": {"disk": "2GiB", "file_size": 1048576, "nofile": 1024}, ` + v + `}`, true},
+		{`{"id": "a", "image": "x", "user": "agent", ` + v + `}`, true},
+		{`{"id": "a", "image": "x", "user": "agent:", ` + v + `}`, false},
+		{`{"id": "a", "image": "x", "user": "a b", ` + v + `}`, false},
+		{`{"id": "a", "image": "x", "user": 1000, ` + v + `}`, false},
+		{`{"id": "a", "image": "x", "read_only_root": "yes", ` + v + `}`, false},
+		{`{"id": "a", "image": "x", "cap_add": ["ALL"], ` + v + `}`, false},
+		{`{"id": "a", "image": "x", "cap_add": ["net_admin"], ` + v + `}`, false},
+		{`{"id": "a", "image": "x", "limits": {"nofile": 2000000}, ` + v + `}`, false},
+		{`{"id": "a", "image": "x", "limits": {"nofile": -1}, ` + v + `}`, false},
+		{`{"id": "a", "image": "x", "limits": {"disk": "lots"}, ` + v + `}`, false},
 	}
 	for _, tc := range tasks {
 		_, err := task.Parse("t.json", []byte(tc.doc))

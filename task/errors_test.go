@@ -60,6 +60,18 @@ func TestParseErrors(t *testing.T) {
 		{"infinite number", "t.yaml", base + "limits: {cpus: .inf}\n", "4:16", "expected a finite number"},
 		{"undefined alias", "t.yaml", base + "env: *nothing\n", "4:", "nothing"},
 		{"two documents", "t.yaml", base + "---\n" + base, "5:1", "expected one YAML document"},
+		{"user syntax", "t.yaml", base + "user: 'a b'\n", "4:7: user", `"a b": expected "uid", "uid:gid"`},
+		{"user type", "t.yaml", base + "user: 1000\n", "4:7: user", "expected a string"},
+		{"cap_add all", "t.yaml", base + "cap_add: [CHOWN, ALL]\n", "4:18: cap_add[1]", "name each capability"},
+		{"cap_add lower", "t.yaml", base + "cap_add: [net_admin]\n", "4:11: cap_add[0]", "expected a capability name"},
+		{"read_only_root type", "t.yaml", base + "read_only_root: yes please\n", "4:17: read_only_root", "expected a boolean"},
+		{"read_only_root files", "t.yaml", base + "read_only_root: true\nfiles: {a: /etc/a}\n", "5:12: files.a", "with read_only_root, expected a destination under the workdir (/workspace) or /tmp"},
+		{"read_only_root verify files", "t.yaml", "id: a\nimage: x\nread_only_root: true\nverify:\n  command: 'true'\n  files: {t/: /tests/}\n", "6:15: verify.files[\"t/\"]", "under the workdir"},
+		{"read_only_root workdir", "t.yaml", base + "read_only_root: true\nworkdir: /tmp\n", "5:10: workdir", "other than / and /tmp"},
+		{"negative disk", "t.yaml", base + "limits: {disk: -1}\n", "4:16: limits.disk", "non-negative"},
+		{"bad file_size", "t.yaml", base + "limits: {file_size: 1 lot}\n", "4:21: limits.file_size", "expected a number with an optional unit"},
+		{"nofile too high", "t.yaml", base + "limits: {nofile: 2000000}\n", "4:18: limits.nofile", "at most 1048576"},
+		{"negative nofile", "t.yaml", base + "limits: {nofile: -5}\n", "4:18: limits.nofile", "non-negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

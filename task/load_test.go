@@ -33,7 +33,11 @@ func TestLoadComplete(t *testing.T) {
 	assert.Equal(t, 300*time.Second, tk.VerifyTimeout())
 
 	spec := provision.Spec(tk)
-	assert.Equal(t, sandbox.Limits{CPUs: 1, MemoryBytes: 1 << 30, Pids: 512}, spec.Limits)
+	assert.Equal(t, sandbox.Limits{CPUs: 1, MemoryBytes: 1 << 30, Pids: 512,
+		DiskBytes: 2 << 30, FileSizeBytes: 512 << 20, NoFile: 1024}, spec.Limits)
+	assert.Equal(t, "1000:1000", spec.User)
+	assert.False(t, spec.ReadOnlyRoot)
+	assert.Equal(t, []string{"DAC_OVERRIDE"}, spec.CapAdd)
 	assert.Equal(t, map[string]string{sandbox.LabelTask: "deploy-otp"}, spec.Labels)
 	assert.Equal(t, 64<<10, spec.OutputCap)
 	assert.Equal(t, sandbox.ModeSession, spec.Mode)
@@ -49,6 +53,11 @@ func TestSandboxSpecDefaults(t *testing.T) {
 	assert.Equal(t, sandbox.ModeSession, spec.Mode)
 	assert.Equal(t, sandbox.NetworkNone, spec.Network)
 	assert.Equal(t, sandbox.DefaultStepTimeout, spec.StepTimeout)
+	assert.Equal(t, sandbox.Limits{CPUs: sandbox.DefaultCPUs, MemoryBytes: sandbox.DefaultMemory, Pids: sandbox.DefaultPids,
+		DiskBytes: sandbox.DefaultDisk, FileSizeBytes: sandbox.DefaultFileSize, NoFile: sandbox.DefaultNoFile}, spec.Limits)
+	assert.Empty(t, spec.User)
+	assert.False(t, spec.ReadOnlyRoot)
+	assert.Empty(t, spec.CapAdd)
 	assert.Equal(t, task.DefaultEpisodeTimeout, tk.EpisodeTimeout())
 	assert.Equal(t, task.DefaultVerifyTimeout, tk.VerifyTimeout())
 	assert.Empty(t, tk.Workdir, "defaults are not written into the task")

@@ -25,6 +25,16 @@ type Task struct {
 	Limits Limits `json:"limits,omitempty"`
 	// Network is "none" (default) or "bridge".
 	Network string `json:"network,omitempty"`
+	// User runs the agent's commands and the verifier as "uid[:gid]" or
+	// "name[:group]" of the image (default: the image's user, root for
+	// rbx's images); the workdir and staged files become theirs.
+	User string `json:"user,omitempty"`
+	// ReadOnlyRoot mounts the root filesystem read-only: the workdir and
+	// /tmp, each a tmpfs of limits.disk, are the only writable paths.
+	ReadOnlyRoot bool `json:"read_only_root,omitempty"`
+	// CapAdd grants Linux capabilities beyond the default set (CHOWN,
+	// FOWNER, FSETID, KILL, SETGID, SETUID), e.g. DAC_OVERRIDE.
+	CapAdd []string `json:"cap_add,omitempty"`
 	// Services maps a name to the base URL that http actions may call as
 	// {{services.NAME}}; nothing else may be called.
 	Services map[string]string `json:"services,omitempty"`
@@ -59,6 +69,13 @@ type Limits struct {
 	EpisodeTimeout Duration `json:"episode_timeout,omitempty"`
 	// Output caps the bytes kept per step.
 	Output ByteSize `json:"output,omitempty"`
+	// Disk bounds the writable layer where the storage driver supports it,
+	// and each tmpfs of a read-only root (docs/isolation.md).
+	Disk ByteSize `json:"disk,omitempty"`
+	// FileSize is the fsize ulimit: no file grows past it.
+	FileSize ByteSize `json:"file_size,omitempty"`
+	// NoFile is the nofile ulimit: open descriptors per process.
+	NoFile int64 `json:"nofile,omitempty"`
 }
 
 // Verify is the task's verifier: its files are copied in only at verify

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task/source"
 )
 
@@ -51,6 +52,7 @@ func (t *Task) validate(r *source.Reporter) {
 		r.Errorf("network", `%q: expected "none" or "bridge"`, t.Network)
 	}
 	t.Limits.validate(r)
+	t.validateIsolation(r)
 	for _, name := range sortedKeys(t.Services) {
 		checkService(r, source.Key("services", name), name, t.Services[name])
 	}
@@ -72,12 +74,16 @@ func (l Limits) validate(r *source.Reporter) {
 	}{
 		{"limits.cpus", l.CPUs < 0}, {"limits.memory", l.Memory < 0}, {"limits.pids", l.Pids < 0},
 		{"limits.step_timeout", l.StepTimeout < 0}, {"limits.episode_timeout", l.EpisodeTimeout < 0},
-		{"limits.output", l.Output < 0},
+		{"limits.output", l.Output < 0}, {"limits.disk", l.Disk < 0},
+		{"limits.file_size", l.FileSize < 0}, {"limits.nofile", l.NoFile < 0},
 	}
 	for _, c := range checks {
 		if c.bad {
 			r.Errorf(c.field, "expected a non-negative value (0 means the default)")
 		}
+	}
+	if l.NoFile > sandbox.MaxNoFile {
+		r.Errorf("limits.nofile", "%d: expected at most %d", l.NoFile, sandbox.MaxNoFile)
 	}
 }
 

@@ -77,27 +77,39 @@ func runVersion(ctx context.Context, s Streams, log *slog.Logger) error {
 	}
 	fmt.Fprintf(s.Out, "revision: %s\n", rev)
 	fmt.Fprintf(s.Out, "go: %s %s/%s\n", v.Go, runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(s.Out, "engine: %s\n", engineVersion(ctx, log))
+	engine, disk := engineInfo(ctx, log)
+	fmt.Fprintf(s.Out, "engine: %s\n", engine)
+	if disk != "" {
+		fmt.Fprintf(s.Out, "disk bound: %s\n", disk)
+	}
 	return nil
 }
 
-// engineVersion asks the first container engine that answers within
-// engineVersionTimeout for its version.
-func engineVersion(ctx context.Context, log *slog.Logger) string {
+// engineInfo asks the first container engine that answers within
+// engineVersionTimeout for its version and how it bounds a sandbox's disk
+// writes (docs/isolation.md); disk is empty when no engine answered.
+func engineInfo(ctx context.Context, log *slog.Logger) (engine, disk string) {
 	ctx, cancel := context.WithTimeout(ctx, engineVersionTimeout)
 	defer cancel()
 	rt, _, err := sandbox.Detect(ctx, engineBackends(log, io.Discard)...)
 	if err != nil {
-		return "none answered"
+		return "none answered", ""
 	}
 	defer rt.Close()
+	if db, ok := rt.(sandbox.DiskBounder); ok {
+		if bound, why, err := db.DiskBound(ctx); err != nil {
+			disk = err.Error()
+		} else {
+			disk = fmt.Sprintf("%s (%s)", bound, why)
+		}
+	}
 	ev, ok := rt.(sandbox.EngineVersioner)
 	if !ok {
-		return rt.Name() + " (version unknown)"
+		return rt.Name() + " (version unknown)", disk
 	}
 	version, api, err := ev.EngineVersion(ctx)
 	if err != nil {
-		return fmt.Sprintf("%s: %v", rt.Name(), err)
+		return fmt.Sprintf("%s: %v", rt.Name(), err), disk
 	}
-	return fmt.Sprintf("%s %s (API %s)", rt.Name(), version, api)
+	return fmt.Sprintf("%s %s (API %s)", rt.Name(), version, api), disk
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,6 +18,9 @@ func TestVersion(t *testing.T) {
 			require.Equal(t, exitOK, code, errOut.String())
 			for _, want := range []string{"rbx ", "revision: ", "go: go1.", "engine: "} {
 				assert.Contains(t, out.String(), want)
+			}
+			if strings.Contains(out.String(), "engine: docker ") {
+				assert.Regexp(t, `disk bound: (storage-opt|file-size-only) \(storage driver `, out.String())
 			}
 		})
 	}

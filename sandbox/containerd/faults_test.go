@@ -27,8 +27,14 @@ func TestIntegrationSecurityDefaults(t *testing.T) {
 	require.NoError(t, err)
 	spec, err := c.Spec(ctx)
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID"},
-		spec.Process.Capabilities.Bounding)
+	assert.ElementsMatch(t, []string{"CAP_CHOWN", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID"},
+		spec.Process.Capabilities.Bounding, "no DAC_OVERRIDE")
+	rlimits := map[string][2]uint64{}
+	for _, l := range spec.Process.Rlimits {
+		rlimits[l.Type] = [2]uint64{l.Soft, l.Hard}
+	}
+	assert.Equal(t, [2]uint64{sandbox.DefaultFileSize, sandbox.DefaultFileSize}, rlimits["RLIMIT_FSIZE"])
+	assert.Equal(t, [2]uint64{sandbox.DefaultNoFile, sandbox.DefaultNoFile}, rlimits["RLIMIT_NOFILE"])
 	assert.True(t, spec.Process.NoNewPrivileges)
 	res := spec.Linux.Resources
 	assert.EqualValues(t, 64, *res.Pids.Limit)
@@ -45,7 +51,7 @@ func TestIntegrationSecurityDefaults(t *testing.T) {
 	assert.Equal(t, 0, out.ExitCode, string(out.Output))
 	assert.True(t, strings.HasPrefix(string(out.Output), "lo\n"), "only loopback: %s", out.Output)
 	assert.Contains(t, string(out.Output), "NoNewPrivs:\t1")
-	assert.Contains(t, string(out.Output), "CapEff:\t00000000000000fb", "CHOWN DAC_OVERRIDE FOWNER FSETID KILL SETGID SETUID")
+	assert.Contains(t, string(out.Output), "CapEff:\t00000000000000f9", "CHOWN FOWNER FSETID KILL SETGID SETUID")
 }
 
 func TestIntegrationSpecRefused(t *testing.T) {
@@ -56,6 +62,29 @@ func TestIntegrationSpecRefused(t *testing.T) {
 	_, err = rt.Create(context.Background(), sandbox.Spec{Image: testImage, Network: sandbox.NetworkBridge})
 	require.ErrorIs(t, err, sandbox.ErrInvalidSpec)
 	assert.Contains(t, err.Error(), "CNI")
+	for _, spec := range []sandbox.Spec{{User: "1000"}, {ReadOnlyRoot: true}} {
+		spec.Image = testImage
+		_, err = rt.Create(context.Background(), spec)
+		require.ErrorIs(t, err, sandbox.ErrInvalidSpec, "refused, never ignored")
+		assert.Contains(t, err.Error(), "docker backend")
+	}
+}
+
+// TestIntegrationUlimits: a policy writing without bound stops at the file
+// size limit, in both modes; nofile is what the spec says.
+func TestIntegrationUlimits(t *testing.T) {
+	rt := newRuntime(t)
+	for _, mode := range modes {
+		t.Run(string(mode), func(t *testing.T) {
+			sb := newSandbox(t, rt, sandbox.Spec{Mode: mode, Limits: sandbox.Limits{FileSizeBytes: 4 << 20, NoFile: 300}})
+			res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: "dd if=/dev/zero of=/tmp/big bs=1M count=1000"})
+			require.NoError(t, err)
+			assert.Equal(t, 128+25, res.ExitCode, "SIGXFSZ: %s", res.Output)
+			res, err = sb.Exec(context.Background(), sandbox.ExecRequest{Command: "wc -c < /tmp/big; ulimit -n"})
+			require.NoError(t, err)
+			assert.Equal(t, "4194304\n300\n", string(res.Output))
+		})
+	}
 }
 
 // TestIntegrationStepOOM: a step that allocates past the memory limit is

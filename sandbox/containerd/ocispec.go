@@ -15,8 +15,9 @@ import (
 )
 
 // defaultCaps is what typical build and test commands need as root in a
-// container; everything else is dropped. The docker backend grants the same.
-var defaultCaps = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
+// container; everything else is dropped. The docker backend grants the
+// same: no DAC_OVERRIDE (docs/isolation.md).
+var defaultCaps = []string{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
 
 // initMount is where the host's tini is bind-mounted (as Docker does).
 const initMount = "/sbin/docker-init"
@@ -32,6 +33,15 @@ func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string)
 	if spec.Network != sandbox.NetworkNone {
 		return nil, fmt.Errorf("%w: network %q: the containerd backend has no networking (it would need CNI); use %q",
 			sandbox.ErrInvalidSpec, spec.Network, sandbox.NetworkNone)
+	}
+	// Refused rather than ignored: running as root, or with a writable
+	// root, is not what the task asked for.
+	if spec.User != "" {
+		return nil, fmt.Errorf("%w: user %q: the containerd backend runs as the image's user only; use the docker backend",
+			sandbox.ErrInvalidSpec, spec.User)
+	}
+	if spec.ReadOnlyRoot {
+		return nil, fmt.Errorf("%w: read_only_root: not supported by the containerd backend; use the docker backend", sandbox.ErrInvalidSpec)
 	}
 	caps, err := capabilities(spec.CapAdd)
 	if err != nil {
@@ -56,14 +66,18 @@ func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string)
 }
 
 // limitOpts bounds cpu, memory (no swap beyond it) and pids through the
-// container's cgroup. Rlimits (file size, open files) slot in here with
-// oci.WithRlimit.
+// container's cgroup, and file size and open files with rlimits, which
+// execs inherit from the main process's spec. The writable layer itself is
+// not bounded (see DiskBound).
 func limitOpts(l sandbox.Limits) []oci.SpecOpts {
+	fsize, nofile := uint64(l.FileSizeBytes), uint64(l.NoFile)
 	return []oci.SpecOpts{
 		oci.WithMemoryLimit(uint64(l.MemoryBytes)),
 		oci.WithMemorySwap(l.MemoryBytes),
 		oci.WithCPUCFS(int64(l.CPUs*cpuPeriod), cpuPeriod),
 		oci.WithPidsLimit(l.Pids),
+		oci.WithRlimit(&specs.POSIXRlimit{Type: "RLIMIT_FSIZE", Hard: fsize, Soft: fsize}),
+		oci.WithRlimit(&specs.POSIXRlimit{Type: "RLIMIT_NOFILE", Hard: nofile, Soft: nofile}),
 	}
 }
 

@@ -48,8 +48,12 @@ func mainSession() []string {
 }
 
 // defaultCaps is what typical build and test commands need as root in a
-// container; everything else is dropped.
-var defaultCaps = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
+// container; everything else is dropped. DAC_OVERRIDE is not among them:
+// without it root cannot write what it does not own, which costs little
+// (rbx's own file actions and its images need nothing else) but breaks
+// apt-get's privilege-dropping download user; a task that needs it adds
+// it back (Spec.CapAdd, task.yaml cap_add).
+var defaultCaps = []string{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
 
 // Create starts a container for spec and, in session mode, its shell. The
 // image must exist locally unless the pull policy (WithPullPolicy) fetches it.
@@ -64,11 +68,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if err := r.pullFor(ctx, spec.Image); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
-	if _, err := r.cli.ImageInspect(ctx, spec.Image); err != nil {
-		if cerrdefs.IsNotFound(err) {
-			return nil, fmt.Errorf("create sandbox: %w: %s", sandbox.ErrImageMissing, spec.Image)
-		}
-		return nil, fmt.Errorf("create sandbox: inspect image %s: %w", spec.Image, engineErr(err))
+	imageID, owner, err := r.inspectImage(ctx, spec)
+	if err != nil {
+		return nil, err
 	}
 	// Our own name lets us find the container even when ctx is cancelled
 	// while the engine is still creating it and we never learn its id.
@@ -78,12 +80,12 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		cfg.Entrypoint = mainSession()
 		cfg.OpenStdin, cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr = true, true, true, true
 	}
-	created, err := r.cli.ContainerCreate(ctx, cfg, hostConfig(spec), nil, nil, name)
+	created, err := r.createContainer(ctx, spec, cfg, name, owner)
 	if err != nil {
-		r.removeLost(ctx, name)
-		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, engineErr(err))
+		return nil, err
 	}
 	sb := newSandbox(r, created.ID, spec)
+	sb.owner = owner
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("create sandbox %s: %w", created.ID, errors.Join(err, sb.Remove(ctx)))
@@ -104,6 +106,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if err := r.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return nil, fmt.Errorf("start: %w", engineErr(err))
 	}
+	if err := r.setupFiles(ctx, sb, spec, imageID); err != nil {
+		return nil, err
+	}
 	if sess != nil {
 		if err := sb.startProtocol(ctx, sess); err != nil {
 			return nil, err
@@ -114,6 +119,67 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	return sb, nil
 }
 
+// inspectImage returns the id of spec's image, which must exist, and the
+// owner of files for spec.User (nil without one).
+func (r *Runtime) inspectImage(ctx context.Context, spec sandbox.Spec) (string, *fileOwner, error) {
+	img, err := r.cli.ImageInspect(ctx, spec.Image)
+	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return "", nil, fmt.Errorf("create sandbox: %w: %s", sandbox.ErrImageMissing, spec.Image)
+		}
+		return "", nil, fmt.Errorf("create sandbox: inspect image %s: %w", spec.Image, engineErr(err))
+	}
+	if spec.User == "" {
+		return img.ID, nil, nil
+	}
+	owner, err := r.imageOwner(ctx, img.ID, spec.User)
+	if err != nil {
+		return "", nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, err)
+	}
+	return img.ID, owner, nil
+}
+
+// setupFiles prepares the filesystem of a started sandbox: a read-only
+// root's tmpfs get the image's content (see seedTmpfs), a writable root's
+// workdir goes to the sandbox's user (see giveWorkdir).
+func (r *Runtime) setupFiles(ctx context.Context, sb *Sandbox, spec sandbox.Spec, imageID string) error {
+	switch {
+	case spec.ReadOnlyRoot:
+		return r.seedTmpfs(ctx, imageID, sb.id, sb.roots)
+	case sb.owner != nil && spec.Workdir != "/": // never give away "/"
+		return r.giveWorkdir(ctx, sb.id, spec.Workdir, sb.owner)
+	}
+	return nil
+}
+
+// createContainer creates the container with the disk bound the engine
+// supports: when it refuses the size storage option, the refusal is
+// recorded and reported once (see noStorageOpt) and the container is
+// created with the file-size bound only, its rbx.disk-bound annotation
+// saying so.
+func (r *Runtime) createContainer(ctx context.Context, spec sandbox.Spec, cfg *container.Config, name string, owner *fileOwner) (container.CreateResponse, error) {
+	bound, err := r.boundFor(ctx, spec)
+	if err != nil {
+		return container.CreateResponse{}, fmt.Errorf("create sandbox from %s: %w", spec.Image, err)
+	}
+	for {
+		cfg.Labels[AnnotationPrefix+sandbox.AnnotationDiskBound] = string(bound)
+		hc := hostConfig(spec)
+		applyDiskBound(hc, spec, bound, owner, r.volumeLabels(spec))
+		created, err := r.cli.ContainerCreate(ctx, cfg, hc, nil, nil, name)
+		if err == nil {
+			return created, nil
+		}
+		r.removeLost(ctx, name)
+		if bound == sandbox.DiskBoundStorage && isStorageOptErr(err) && ctx.Err() == nil {
+			r.noStorageOpt(err)
+			bound = sandbox.DiskBoundFileSize
+			continue
+		}
+		return container.CreateResponse{}, fmt.Errorf("create sandbox from %s: %w", spec.Image, engineErr(err))
+	}
+}
+
 func (r *Runtime) containerConfig(spec sandbox.Spec) *container.Config {
 	return &container.Config{
 		Image:      spec.Image,
@@ -122,6 +188,7 @@ func (r *Runtime) containerConfig(spec sandbox.Spec) *container.Config {
 		WorkingDir: spec.Workdir, // the engine creates it when missing
 		Env:        envList(spec.Env),
 		Labels:     r.labels(spec),
+		User:       sandbox.NormalUser(spec.User),
 	}
 }
 
@@ -141,6 +208,10 @@ func hostConfig(spec sandbox.Spec) *container.HostConfig {
 			Memory:     spec.Limits.MemoryBytes,
 			MemorySwap: spec.Limits.MemoryBytes, // no swap beyond the memory limit
 			NanoCPUs:   int64(spec.Limits.CPUs * 1e9),
+			Ulimits: []*container.Ulimit{
+				{Name: "fsize", Soft: spec.Limits.FileSizeBytes, Hard: spec.Limits.FileSizeBytes},
+				{Name: "nofile", Soft: spec.Limits.NoFile, Hard: spec.Limits.NoFile},
+			},
 		},
 	}
 }

@@ -76,12 +76,20 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 	if err != nil {
 		return res, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
 	}
-	if res.ExitCode < 0 || res.ExitCode >= 128 {
+	switch {
+	case res.ExitCode < 0 || res.ExitCode >= 128:
 		// Killed by a signal: maybe the whole container went away.
 		if gerr := s.goneAfterSignal(context.WithoutCancel(ctx), res.ExitCode); gerr != nil {
 			return res, fmt.Errorf("exec in %s: %w", s.id, gerr)
 		}
 		s.markOOM(ctx, &res)
+	case res.ExitCode == 126:
+		// The engine reports an exec it could not start because the
+		// container stopped or went away ("cannot exec in a stopped
+		// state") as exit 126 with its message for output.
+		if gerr := s.checkRunning(context.WithoutCancel(ctx)); gerr != nil {
+			return res, fmt.Errorf("exec in %s: %w", s.id, gerr)
+		}
 	}
 	return res, nil
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/docker/docker/api/types/container"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
@@ -43,11 +42,11 @@ func (s *Sandbox) WriteFile(ctx context.Context, p string, data []byte, mode fs.
 		return fmt.Errorf("write %s in %s: %w", p, s.id, err)
 	}
 	rel := strings.TrimPrefix(strings.TrimPrefix(p, base), "/")
-	archive, err := tarFile(missing, rel, data, mode)
+	archive, err := tarFile(missing, rel, data, mode, s.owner)
 	if err != nil {
 		return fmt.Errorf("write %s in %s: %w", p, s.id, err)
 	}
-	err = s.rt.cli.CopyToContainer(ctx, s.id, base, archive, container.CopyToContainerOptions{CopyUIDGID: true})
+	err = s.rt.cli.CopyToContainer(ctx, s.id, base, archive, s.copyOptions())
 	if err != nil {
 		return fmt.Errorf("write %s in %s: %w", p, s.id, s.gone(ctx, err))
 	}
@@ -77,18 +76,19 @@ func (s *Sandbox) existingAncestor(ctx context.Context, dir string) (string, []s
 	}
 }
 
-// tarFile builds an archive of the directories dirs and the file name.
-func tarFile(dirs []string, name string, data []byte, mode fs.FileMode) (io.Reader, error) {
+// tarFile builds an archive of the directories dirs and the file name,
+// owned by o (root when nil).
+func tarFile(dirs []string, name string, data []byte, mode fs.FileMode, o *fileOwner) (io.Reader, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	now := time.Now()
 	for _, d := range dirs {
-		h := &tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: now}
+		h := o.header(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: now})
 		if err := tw.WriteHeader(h); err != nil {
 			return nil, err
 		}
 	}
-	h := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: int64(mode.Perm()), Size: int64(len(data)), ModTime: now}
+	h := o.header(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: int64(mode.Perm()), Size: int64(len(data)), ModTime: now})
 	if err := tw.WriteHeader(h); err != nil {
 		return nil, err
 	}

@@ -24,7 +24,17 @@ func TestIntegrationSecurityDefaults(t *testing.T) {
 	for _, c := range hc.CapAdd {
 		caps = append(caps, strings.TrimPrefix(c, "CAP_")) // the engine may normalise names
 	}
-	assert.ElementsMatch(t, []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}, caps)
+	assert.ElementsMatch(t, []string{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}, caps, "no DAC_OVERRIDE")
+	ulimits := map[string][2]int64{}
+	for _, u := range hc.Ulimits {
+		ulimits[u.Name] = [2]int64{u.Soft, u.Hard}
+	}
+	assert.Equal(t, map[string][2]int64{
+		"fsize":  {sandbox.DefaultFileSize, sandbox.DefaultFileSize},
+		"nofile": {sandbox.DefaultNoFile, sandbox.DefaultNoFile},
+	}, ulimits)
+	assert.False(t, hc.ReadonlyRootfs)
+	assert.Empty(t, info.Config.User, "the image's user unless the task names one")
 	assert.Contains(t, hc.SecurityOpt, "no-new-privileges:true")
 	assert.Equal(t, "none", string(hc.NetworkMode))
 	require.NotNil(t, hc.PidsLimit)

@@ -29,8 +29,15 @@ func (r *Runtime) Open(ctx context.Context, id string) (sandbox.Sandbox, error) 
 	if !info.State.Running {
 		return nil, fmt.Errorf("open sandbox %s: %w", id, goneFromState(info.ID, info.State))
 	}
-	sb := newSandbox(r, info.ID, specFromLabels(info.Config.Labels, info.Config.WorkingDir))
+	spec := specFromLabels(info.Config.Labels, info.Config.WorkingDir)
+	spec.ReadOnlyRoot = info.HostConfig != nil && info.HostConfig.ReadonlyRootfs
+	sb := newSandbox(r, info.ID, spec)
 	sb.oomSeen = -1 // not created here: earlier OOM kills are unknown
+	if info.Config.User != "" {
+		if sb.owner, err = r.lookupOwner(ctx, info.ID, info.Config.User); err != nil {
+			return nil, fmt.Errorf("open sandbox %s: %w", id, err)
+		}
+	}
 	return sb, nil
 }
 

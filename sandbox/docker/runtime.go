@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -28,6 +29,9 @@ type Runtime struct {
 	progress io.Writer // image build messages
 	pull     sandbox.PullPolicy
 	builder  imageBuilder
+
+	disk   diskProbe
+	owners sync.Map // image id + user → *fileOwner (see imageOwner)
 }
 
 type config struct {

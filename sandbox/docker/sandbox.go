@@ -26,6 +26,12 @@ type Sandbox struct {
 	mode        sandbox.Mode
 	stepTimeout time.Duration
 	outputCap   int
+	// owner owns the files rbx writes (Spec.User); nil means the engine
+	// keeps the archive's root ownership.
+	owner *fileOwner
+	// roots are where archives may be extracted (a read-only root's
+	// writable mounts); nil means anywhere.
+	roots []string
 
 	// stepMu serialises session steps. connMu guards sess, which is
 	// replaced when the shell breaks or exits; Remove takes only connMu so
@@ -54,6 +60,7 @@ func newSandbox(r *Runtime, id string, spec sandbox.Spec) *Sandbox {
 	return &Sandbox{
 		rt: r, id: id, workdir: spec.Workdir, mode: spec.Mode,
 		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap,
+		roots: writableRoots(spec.ReadOnlyRoot, spec.Workdir),
 	}
 }
 

@@ -2,10 +2,16 @@
 // without a container engine: every sandbox is a private temporary directory
 // and every command a plain child process.
 //
-// It is UNISOLATED. Commands run as the same user as the orchestrator, with no
-// resource limits (Spec.Limits is ignored), no network isolation
-// (Spec.Network is ignored), no capability dropping, and they see the host
-// filesystem. Use it only for trusted trajectories.
+// It is UNISOLATED. Commands run as the same user as the orchestrator
+// (Spec.User is ignored), with no resource limits but two ulimits, no
+// network isolation (Spec.Network is ignored), no capability dropping, and
+// they see the host filesystem, writable (Spec.ReadOnlyRoot is ignored). Use
+// it only for trusted trajectories.
+//
+// Limits. Of Spec.Limits only FileSizeBytes and NoFile apply: the fsize and
+// nofile ulimits of every shell, set with prlimit(2) before it runs a step
+// (see ulimits). CPU, memory, pids and DiskBytes are ignored; DiskBound
+// reports sandbox.DiskBoundFileSize.
 //
 // Layout. A sandbox directory <base>/<name> (base defaults to
 // os.TempDir()/rbx-local) holds a metadata file, rbx-sandbox.json, and root/,

@@ -77,7 +77,7 @@ func (s *Sandbox) runExec(ctx context.Context, req sandbox.ExecRequest) (sandbox
 	_, _ = rand.Read(b[:])
 	marker := "RBX_STEP=exec-" + hex.EncodeToString(b[:])
 
-	cmd := exec.Command(s.rt.shell, "-c", req.Command)
+	cmd := gatedCommand(s.rt.shell, "-c", req.Command)
 	cmd.Dir = s.workdir
 	if filepath.IsAbs(req.Cwd) {
 		cmd.Dir = req.Cwd
@@ -95,10 +95,7 @@ func (s *Sandbox) runExec(ctx context.Context, req sandbox.ExecRequest) (sandbox
 	out := &cappedWriter{limit: s.meta.OutputCap}
 	cmd.Stdout, cmd.Stderr = out, out // one pipe: interleaved as written
 	cmd.WaitDelay = drainDelay
-	forkMu.RLock()
-	err := cmd.Start()
-	forkMu.RUnlock()
-	if err != nil {
+	if err := startGated(cmd, s.ulimits()); err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("start shell: %w", err)
 	}
 	done := make(chan error, 1)

@@ -32,7 +32,11 @@ type meta struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 	StepTimeout time.Duration     `json:"step_timeout"`
 	OutputCap   int               `json:"output_cap"`
-	Created     time.Time         `json:"created"`
+	// FileSize and NoFile are the ulimits of the sandbox's shells; 0 (a
+	// sandbox made by an older rbx) leaves them as they are.
+	FileSize int64     `json:"file_size,omitempty"`
+	NoFile   int64     `json:"nofile,omitempty"`
+	Created  time.Time `json:"created"`
 }
 
 func metaFromSpec(id, owner string, spec sandbox.Spec) meta {
@@ -42,6 +46,7 @@ func metaFromSpec(id, owner string, spec sandbox.Spec) meta {
 		ID: id, Image: spec.Image, Workdir: spec.Workdir, Mode: spec.Mode,
 		Env: spec.Env, Labels: labels, Annotations: spec.Annotations,
 		StepTimeout: spec.StepTimeout, OutputCap: spec.OutputCap, Created: time.Now().UTC(),
+		FileSize: spec.Limits.FileSizeBytes, NoFile: spec.Limits.NoFile,
 	}
 }
 

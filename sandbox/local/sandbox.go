@@ -70,6 +70,9 @@ func baseEnv(root string, specEnv map[string]string) []string {
 
 func rootEnv(root string) string { return "RBX_ROOT=" + root }
 
+// ulimits are the limits of the sandbox's shells.
+func (s *Sandbox) ulimits() ulimits { return ulimits{fsize: s.meta.FileSize, nofile: s.meta.NoFile} }
+
 // ID returns "local-<name>".
 func (s *Sandbox) ID() string { return s.id }
 

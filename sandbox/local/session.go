@@ -32,7 +32,7 @@ func (s *Sandbox) session(ctx context.Context) (*shellProc, error) {
 		s.loseLocked(sandbox.SessionKilledOutside, code)
 		return nil, s.lost
 	}
-	sh, err := startShell(ctx, s.workdir, s.env, s.meta.OutputCap, s.rt.cfg.grace)
+	sh, err := startShell(ctx, s.workdir, s.env, s.ulimits(), s.meta.OutputCap, s.rt.cfg.grace)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ type shellProc struct {
 
 // startShell starts session.StartCommand in dir with env, in its own process
 // group, stdout and stderr on one pipe.
-func startShell(ctx context.Context, dir string, env []string, outputCap int, grace time.Duration) (_ *shellProc, err error) {
+func startShell(ctx context.Context, dir string, env []string, limits ulimits, outputCap int, grace time.Duration) (_ *shellProc, err error) {
 	cmd := exec.Command(session.StartCommand[0], session.StartCommand[1:]...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -54,6 +54,9 @@ func startShell(ctx context.Context, dir string, env []string, outputCap int, gr
 			p.stop()
 		}
 	}()
+	if err := limits.apply(cmd.Process.Pid); err != nil {
+		return nil, fmt.Errorf("start session shell: %w", err)
+	}
 	kill := func(_ context.Context, marker string) error {
 		killByEnv("RBX_STEP=" + marker)
 		return nil
