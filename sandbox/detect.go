@@ -20,6 +20,11 @@ type Backend struct {
 	Available func(ctx context.Context) error
 	// New builds the runtime; it is only called after Available succeeded.
 	New func() (Runtime, error)
+	// Configured reports that the user pointed at this backend explicitly
+	// (DOCKER_HOST, an address flag). When such a backend does not answer,
+	// Detect stops there instead of trying the next one: switching engines
+	// behind a setting the user made would hide that it is broken.
+	Configured func() bool
 }
 
 // Skipped is a backend Detect passed over, and why.
@@ -76,6 +81,9 @@ func Detect(ctx context.Context, backends ...Backend) (Runtime, []Skipped, error
 			return rt, skipped, nil
 		}
 		skipped = append(skipped, Skipped{Name: b.Name, Err: err})
+		if b.Configured != nil && b.Configured() {
+			return nil, skipped, &NoRuntimeError{Tried: skipped}
+		}
 	}
 	return nil, skipped, &NoRuntimeError{Tried: skipped}
 }

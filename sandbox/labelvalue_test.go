@@ -128,6 +128,20 @@ func TestDetect(t *testing.T) {
 		require.ErrorAs(t, err, &nr)
 		assert.Equal(t, "no isolating sandbox runtime answered (a: down)", err.Error())
 	})
+	t.Run("a configured backend that does not answer stops the search", func(t *testing.T) {
+		configured := func() bool { return true }
+		rt, skipped, err := sandbox.Detect(context.Background(),
+			sandbox.Backend{Name: "a", Available: unavailable, New: newRT("a"), Configured: configured},
+			sandbox.Backend{Name: "b", Available: available, New: newRT("b")})
+		assert.Nil(t, rt)
+		assert.ErrorIs(t, err, sandbox.ErrUnavailable)
+		require.Len(t, skipped, 1)
+		rt, _, err = sandbox.Detect(context.Background(),
+			sandbox.Backend{Name: "a", Available: unavailable, New: newRT("a"), Configured: func() bool { return false }},
+			sandbox.Backend{Name: "b", Available: available, New: newRT("b")})
+		require.NoError(t, err)
+		assert.Equal(t, "b", rt.Name())
+	})
 	t.Run("never an unisolated backend", func(t *testing.T) {
 		rt, skipped, err := sandbox.Detect(context.Background(),
 			sandbox.Backend{Name: "a", Available: unavailable, New: newRT("a")},

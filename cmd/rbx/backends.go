@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/containerd"
@@ -45,9 +46,10 @@ func backends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.
 	}
 	return []sandbox.Backend{
 		{
-			Name:      "docker",
-			Available: docker.Available,
-			New:       func() (sandbox.Runtime, error) { return newDocker() },
+			Name:       "docker",
+			Available:  docker.Available,
+			New:        func() (sandbox.Runtime, error) { return newDocker() },
+			Configured: func() bool { return os.Getenv("DOCKER_HOST") != "" },
 		},
 		{
 			Name:      "containerd",
