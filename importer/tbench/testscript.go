@@ -69,7 +69,7 @@ var testRules = []lineRule{
 		repl: `${1}` + offlineTool + ` cargo-add`,
 		why:  "cargo add resolves the crate offline only (crates.io is not reachable); a crate the image has no offline source for is not added and the line fails naming it"},
 	{re: regexp.MustCompile(`\badd-apt-repository\b`), problem: "PPAs are not reachable"},
-	{re: regexp.MustCompile(`(^|[\s;&|(])\./gradlew\b|\bgradle\s+\S*(test|build)`), problem: "Gradle downloads its distribution and Maven dependencies, which are not reachable"},
+	{re: regexp.MustCompile(cmdPos + `(?:sh\s+|bash\s+)?\./gradlew\b|\bgradle\s+\S*(test|build)`), problem: "Gradle downloads its distribution and Maven dependencies, which are not reachable"},
 	{re: regexp.MustCompile(`\b(curl|wget)\b[^\n]*\b(https?|ftp)://`), problem: "downloads from the network"},
 	{re: regexp.MustCompile(`\bgit\s+clone\b[^\n]*(https?://|git@)`), problem: "clones from the network (only googletest has a local source)"},
 	{re: regexp.MustCompile(`\b(npm\s+(install|i|ci|add)\s+[^\s;&|)]|yarn\s+add|pnpm\s+(add|install)|cargo\s+install|go\s+install)\b`), problem: "downloads packages from a registry"},

@@ -33,6 +33,8 @@ func TestRewriteTestScriptLines(t *testing.T) {
 		{"uv word kept", "echo uv is fine", "echo uv is fine", ""},
 		{"source env kept", "source $HOME/.local/bin/env", "source $HOME/.local/bin/env", ""},
 		{"gradle wrapper", "if (./gradlew test) > /app/unit_test.log 2>&1; then", "", "Gradle"},
+		{"gradle wrapper after &&", "cd app && ./gradlew build", "", "Gradle"},
+		{"gradle wrapper only made executable", `if [ -f "./gradlew" ]; then chmod +x ./gradlew; fi`, `if [ -f "./gradlew" ]; then chmod +x ./gradlew; fi`, ""},
 		{"other download", "wget https://chromedriver.storage.googleapis.com/2.46/x.zip", "", "downloads from the network"},
 		{"other clone", "git clone https://github.com/x/y.git", "", "clones from the network"},
 		{"npm package", "npm install -g jest", "", "registry"},
