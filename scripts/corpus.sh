@@ -9,7 +9,7 @@
 # into a temporary directory, removed at the end (KEEP=1 keeps it).
 #
 # Selection (deterministic, from the names at HEAD, sorted with LC_ALL=C):
-#   evoeval         the first $EVOEVAL (24) tasks;
+#   evoeval         the first $EVOEVAL (30) tasks;
 #   deveval         one task per repository (21), the phase rotating with
 #                   the repository's index: acceptance-testing,
 #                   implementation, unit-testing, acceptance-testing, ...;
@@ -22,7 +22,7 @@ set -euo pipefail
 gitdir=${1:?usage: scripts/corpus.sh GITDIR [OUT.md]}
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${2:-$root/docs/corpus.md}
-evoeval=${EVOEVAL:-24}
+evoeval=${EVOEVAL:-30}
 polyglot=${POLYGLOT:-4}
 only=${ONLY:-.}
 jobs=${JOBS:-1}
