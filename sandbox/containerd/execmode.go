@@ -25,7 +25,7 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
 	}
 	marker := "x" + randomHex(8) + "-"
-	out := &capWriter{limit: s.outputCap}
+	out := &sandbox.CapWriter{Limit: s.outputCap}
 	pr, err := s.run(ctx, []string{sh, "-c", freshScript(req)}, append(envList(req.Env), "RBX_STEP="+marker), s.workdir, nil, out)
 	if err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
@@ -37,7 +37,7 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 	select {
 	case st := <-pr.status:
 		code, err := pr.finish(ctx, st)
-		res = out.result(res)
+		res = out.Result(res)
 		res.ExitCode, res.Duration = code, time.Since(start)
 		if err != nil {
 			return res, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
@@ -54,10 +54,10 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 	case <-ctx.Done():
 		cancelled = ctx.Err() // the step stops as on a timeout, but it is an error
 	}
-	out.freeze()
+	out.Freeze()
 	s.killStep(context.WithoutCancel(ctx), marker)
 	pr.delete(ctx)
-	res = out.result(res)
+	res = out.Result(res)
 	res.ExitCode, res.Duration = sandbox.ExitCodeTimeout, time.Since(start)
 	if cancelled != nil {
 		res.ExitCode = -1

@@ -37,7 +37,7 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: attach: %w", s.id, s.gone(ctx, err))
 	}
 	defer hj.Close()
-	out := &capWriter{limit: s.outputCap}
+	out := &sandbox.CapWriter{Limit: s.outputCap}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -55,14 +55,14 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 		cancelled = ctx.Err() // the step stops as on a timeout, but it is an error
 	}
 	if res.TimedOut || cancelled != nil {
-		out.freeze()
+		out.Freeze()
 		s.killStep(context.WithoutCancel(ctx), marker)
 		select {
 		case <-done:
 		case <-time.After(killGrace):
 		}
 		res.ExitCode = sandbox.ExitCodeTimeout
-		res = out.result(res)
+		res = out.Result(res)
 		res.Duration = time.Since(start)
 		if cancelled != nil {
 			res.ExitCode = -1
@@ -70,7 +70,7 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 		}
 		return res, nil
 	}
-	res = out.result(res)
+	res = out.Result(res)
 	res.ExitCode, err = s.exitCode(ctx, ex.ID)
 	res.Duration = time.Since(start)
 	if err != nil {

@@ -81,12 +81,12 @@ func TestTarFile(t *testing.T) {
 }
 
 func TestCapWriter(t *testing.T) {
-	c := &capWriter{limit: 4}
+	c := &sandbox.CapWriter{Limit: 4}
 	_, _ = c.Write([]byte("abc"))
 	_, _ = c.Write([]byte("def"))
-	c.freeze()
+	c.Freeze()
 	_, _ = c.Write([]byte("ghi"))
-	res := c.result(sandbox.ExecResult{})
+	res := c.Result(sandbox.ExecResult{})
 	assert.Equal(t, "abcd", string(res.Output))
 	assert.EqualValues(t, 6, res.OutputBytes)
 	assert.True(t, res.Truncated)
