@@ -8,6 +8,7 @@ A gym-style environment over the rbx HTTP API (see docs/serve.md and
     obs, reward, terminated, truncated, info = env.step(
         {"name": "shell", "arguments": {"command": "ls"}})
     result = env.evaluate()                      # reward, success, rubric, shift filter
+    ev = env.evidence()                          # rubric now, live sandbox untouched
     fork = env.fork(t=7)                         # rollout-time intervention
     fork.step(call, intervened=True)
 
@@ -95,6 +96,21 @@ class Client:
         """The episode as a native rbx trajectory (a dict)."""
         return self.call("GET", "/v1/episodes/%s/trajectory" % episode_id)
 
+    def evidence(self, episode_id, verifier=False, t=None):
+        """Reward-side evidence at the episode's state: the rubric (and the
+        verifier with verifier=True) scored in a scratch sandbox that
+        replays the episode; its own sandbox is not touched. t scores the
+        state after the first t steps (prefix included, as in fork).
+        Returns {"score", "rubric", "verifier"?, "at", "cost": {...}}.
+        Raises RbxError "rate_limited" (429, details["retry_after"]) when
+        called again on the episode within the server's interval."""
+        body = {}
+        if verifier:
+            body["verifier"] = True
+        if t is not None:
+            body["t"] = t
+        return self.call("POST", "/v1/episodes/%s/evidence" % episode_id, body)
+
     def references(self, task):
         """The task's reference versions and latest candidate events
         (reference refresh): {"current", "versions": [...], "candidates": [...]}."""
@@ -180,6 +196,11 @@ class Env:
         """Run the verifier: reward, success, verifier output, rubric,
         intervened share and shift_exceeded. The sandbox is released."""
         return self.client.call("POST", "/v1/episodes/%s/evaluate" % self._need())
+
+    def evidence(self, verifier=False, t=None):
+        """The rubric (and verifier) at this episode's state, scored
+        without touching its sandbox (see Client.evidence)."""
+        return self.client.evidence(self._need(), verifier=verifier, t=t)
 
     def fork(self, t):
         """A new Env whose sandbox replays this episode's first t actions
