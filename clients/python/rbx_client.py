@@ -222,7 +222,7 @@ class Env:
 def reference_calls(trajectory, start=0):
     """The tool calls that replay a reference trajectory's steps from
     start on (noop steps skipped): [(index, {"name", "arguments"}, tokens)]."""
-    common = {"action", "observation", "volatile", "checkpoint", "compare", "tokens", "messages"}
+    common = {"action", "observation", "volatile", "checkpoint", "compare", "tokens", "intervened", "messages"}
     out = []
     for i, step in enumerate(trajectory["steps"][start:], start):
         if step["action"] == "noop":
