@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -141,7 +142,13 @@ func withIntervened(m json.RawMessage, v bool) json.RawMessage {
 		return m // not an object: left as it is (trajectories validate their messages)
 	}
 	fields["intervened"] = mustJSON(v)
-	return mustJSON(fields)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "<" stays "<", as in the other messages
+	if enc.Encode(fields) != nil {
+		return m
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
 // WriteJSON writes v as indented JSON without HTML escaping.
