@@ -129,7 +129,9 @@ func WithEvidenceSource(src evidence.Source) Option {
 
 // WithProgress is called once per finished rollout (default: none); calls
 // are serialised.
-func WithProgress(f func(Rollout)) Option { return func(c *config) error { c.progress = f; return nil } }
+func WithProgress(f func(Rollout)) Option {
+	return func(c *config) error { c.progress = f; return nil }
+}
 
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }
