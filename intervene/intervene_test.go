@@ -42,6 +42,7 @@ func noisyRescued(t *testing.T, rt sandbox.Runtime, rollouts int) {
 		assert.Positive(t, row.TokenShare, "the reference's token counts ride along")
 	}
 	assert.Equal(t, rollouts, res.Kept)
+	t.Logf("rollouts %d, failed %d, rescued %d (%.0f%%), kept %d", res.Rollouts, res.Failed, res.Rescued, 100*res.RescueRate, res.Kept)
 
 	dir := t.TempDir()
 	require.NoError(t, intervene.WriteFiles(dir, res))
