@@ -122,3 +122,29 @@ func readLines(t *testing.T, path string) [][]byte {
 	require.NoError(t, sc.Err())
 	return out
 }
+
+// TestInterveneForksEarlierOnFailure: in fix-tests the noisy policy's
+// misplaced edit at step 10 leaves word_count unfixed, which no rubric
+// score shows until the end; the evidence plateau (t=6) is too late, so
+// further attempts fork budget actions earlier until the expert's
+// intervention covers step 10 (t=2, the third attempt).
+func TestInterveneForksEarlierOnFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs python3 tests in several sandboxes")
+	}
+	tk, ref := example(t, "fix-tests")
+	const k = 8
+	res := run(t, localRuntime(t), tk, ref, noisyAt(10), policy.Expert{}, intervene.WithCheckpoint(k), intervene.WithRollouts(1),
+		intervene.WithBudget(2), intervene.WithAttempts(3))
+	require.Len(t, res.Rows, 1)
+	row := res.Rows[0]
+	require.Equal(t, intervene.OutcomeRescued, row.Outcome, "%+v", row)
+	assert.Equal(t, 3, row.Attempts)
+	assert.Equal(t, 2, row.ForkT)
+	assertMaskIsIntervener(t, ref, k, row)
+
+	res = run(t, localRuntime(t), tk, ref, noisyAt(10), policy.Expert{}, intervene.WithCheckpoint(k), intervene.WithRollouts(1),
+		intervene.WithBudget(2), intervene.WithAttempts(1))
+	assert.Equal(t, intervene.OutcomeNotRescued, res.Rows[0].Outcome, "one attempt at the plateau is not enough")
+	assert.Equal(t, 6, res.Rows[0].ForkT)
+}

@@ -14,6 +14,7 @@ type config struct {
 	rollouts    int
 	k           int
 	budget      int
+	attempts    int
 	maxShare    float64
 	maxSteps    int
 	concurrency int
@@ -26,7 +27,7 @@ type config struct {
 }
 
 func defaults() config {
-	return config{rollouts: 8, budget: 4, maxShare: 0.5, concurrency: 2, seed: 1, progressMu: &sync.Mutex{},
+	return config{rollouts: 8, budget: 4, attempts: 3, maxShare: 0.5, concurrency: 2, seed: 1, progressMu: &sync.Mutex{},
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
@@ -63,6 +64,20 @@ func WithBudget(n int) Option {
 			return fmt.Errorf("intervention budget %d: expected ≥ 1", n)
 		}
 		c.budget = n
+		return nil
+	}
+}
+
+// WithAttempts bounds the interventions tried per failed rollout (default
+// 3): when one fails the verifier, the next forks budget actions earlier
+// (never before the rollout's start), since the mistake may precede the
+// point where the evidence stopped improving.
+func WithAttempts(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("attempts %d: expected ≥ 1", n)
+		}
+		c.attempts = n
 		return nil
 	}
 }

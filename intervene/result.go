@@ -34,8 +34,10 @@ type Rollout struct {
 	// rollout (index t: after its first t actions).
 	Evidence []float64 `json:"evidence,omitempty"`
 	// ForkT is how many of the rollout's actions the intervened
-	// trajectory kept (-1: no intervention).
-	ForkT int `json:"fork_t"`
+	// trajectory kept (-1: no intervention); Attempts counts the
+	// interventions tried (each further one forks earlier).
+	ForkT    int `json:"fork_t"`
+	Attempts int `json:"attempts,omitempty"`
 	// IntervenerSteps counts the intervener's actions; Mask flags each
 	// action of the intervened trajectory (after k) chosen by it.
 	IntervenerSteps int    `json:"intervener_steps"`

@@ -44,15 +44,22 @@ func (r *Runner) rollout(ctx context.Context, sc *scanner, tk *task.Task, ref *t
 		scores[t], evs[t] = res.Score, &Evidence{Rubric: res.Rubric, Score: res.Score}
 	}
 	row.Evidence = scores
-	row.ForkT = ForkPoint(scores)
-	final, v, err := r.episode(ctx, tk, ref, acts[:row.ForkT], row.Seed, true, evs[row.ForkT])
-	if err != nil {
-		row.fail(OutcomeError, fmt.Errorf("intervention at t=%d: %w", row.ForkT, err))
-		return row
+	// Each further attempt forks budget actions earlier: the evidence
+	// points at where progress stopped, the mistake may lie before it.
+	for t := ForkPoint(scores); ; t = max(0, t-r.cfg.budget) {
+		row.Attempts++
+		row.ForkT = t
+		final, v, err := r.episode(ctx, tk, ref, acts[:t], row.Seed, true, evs[t])
+		if err != nil {
+			row.fail(OutcomeError, fmt.Errorf("intervention at t=%d: %w", t, err))
+			return row
+		}
+		if v.Passed || row.Attempts >= r.cfg.attempts || t == 0 {
+			row.finishIntervention(final, v.Passed, r.cfg.maxShare)
+			row.Trajectory = assemble(tk, ref, r.cfg.k, final, i)
+			return row
+		}
 	}
-	row.finishIntervention(final, v.Passed, r.cfg.maxShare)
-	row.Trajectory = assemble(tk, ref, r.cfg.k, final, i)
-	return row
 }
 
 // episode runs one sandbox: reset to k, the inherited actions replayed,

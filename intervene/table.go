@@ -6,16 +6,16 @@ import (
 	"strings"
 )
 
-const rowFmt = "%7s  %-11s %5s  %-26s %6s  %9s  %6s  %6s  %s\n"
+const rowFmt = "%7s  %-11s %5s  %-36s %6s  %7s  %9s  %6s  %6s  %s\n"
 
 // WriteTable prints one row per rollout, then the summary: rollouts,
 // succeeded on-policy, failed, rescued, dropped by the shift filter, kept.
 func WriteTable(w io.Writer, r *Result) error {
-	fmt.Fprintf(w, rowFmt, "ROLLOUT", "OUTCOME", "STEPS", "EVIDENCE (RUBRIC AFTER t)", "FORK t", "INTERVENED", "SHARE", "TOKENS", "FILTER")
+	fmt.Fprintf(w, rowFmt, "ROLLOUT", "OUTCOME", "STEPS", "EVIDENCE (RUBRIC AFTER t)", "FORK t", "ATTEMPT", "INTERVENED", "SHARE", "TOKENS", "FILTER")
 	for _, row := range r.Rows {
-		fork, iv, share, tok, filter := "—", "—", "—", "—", ""
+		fork, att, iv, share, tok, filter := "—", "—", "—", "—", "—", ""
 		if row.ForkT >= 0 {
-			fork = fmt.Sprint(row.ForkT)
+			fork, att = fmt.Sprint(row.ForkT), fmt.Sprint(row.Attempts)
 		}
 		if row.Mask != nil {
 			iv = fmt.Sprintf("%d/%d", row.IntervenerSteps, len(row.Mask))
@@ -29,7 +29,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		case row.Error != "":
 			filter = clip(row.Error, 60)
 		}
-		fmt.Fprintf(w, rowFmt, fmt.Sprint(row.Index), row.Outcome, fmt.Sprint(row.Steps), clip(scores(row.Evidence), 26), fork, iv, share, tok, filter)
+		fmt.Fprintf(w, rowFmt, fmt.Sprint(row.Index), row.Outcome, fmt.Sprint(row.Steps), clip(scores(row.Evidence), 36), fork, att, iv, share, tok, filter)
 	}
 	fmt.Fprintf(w, "\n%s from k=%d of %s (T=%d), intervener %s (budget %d), shift filter %.2f\n",
 		r.Policy, r.K, r.Trajectory, r.T, r.Intervener, r.Budget, r.MaxShare)

@@ -20,15 +20,15 @@ import (
 // interveneOptions are the flags of `rbx intervene`: the policy's as in
 // probe, the intervener's under iv.
 type interveneOptions struct {
-	arg, trajectory, out, output string
-	pol, iv                      probeOptions
-	k, rollouts, budget          int
-	concurrency, maxSteps        int
-	maxShare                     float64
-	seed                         uint64
-	episodeTimeout               time.Duration
-	services                     []string
-	rt                           runtimeFlags
+	arg, trajectory, out, output  string
+	pol, iv                       probeOptions
+	k, rollouts, budget, attempts int
+	concurrency, maxSteps         int
+	maxShare                      float64
+	seed                          uint64
+	episodeTimeout                time.Duration
+	services                      []string
+	rt                            runtimeFlags
 }
 
 func newInterveneCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
@@ -66,6 +66,7 @@ flag (openai.jsonl) and as ATIF (atif.jsonl), and the dropped ones (dropped.json
 	f.IntVarP(&o.k, "checkpoint", "k", 0, "checkpoint the rollouts start from")
 	f.IntVarP(&o.rollouts, "rollouts", "r", 8, "rollouts of the policy")
 	f.IntVar(&o.budget, "budget", 4, "most actions the intervener takes per intervention")
+	f.IntVar(&o.attempts, "attempts", 3, "interventions tried per failed rollout, each forking --budget actions earlier than the last")
 	f.Float64Var(&o.maxShare, "max-share", 0.5, "shift filter: drop rescued trajectories whose intervened share of steps or tokens is above this")
 	f.IntVarP(&o.concurrency, "concurrency", "c", 2, "rollouts handled at once")
 	f.IntVar(&o.maxSteps, "max-steps", 0, "actions per agent turn (default: openai 30, others 4·(T−k)+16)")
@@ -114,12 +115,12 @@ func (o *interveneOptions) policies(s Streams, log *slog.Logger) (policy.Policy,
 }
 
 func (o *interveneOptions) runnerOptions(s Streams, log *slog.Logger) []intervene.Option {
-	opts := []intervene.Option{intervene.WithCheckpoint(o.k), intervene.WithRollouts(o.rollouts), intervene.WithBudget(o.budget),
+	opts := []intervene.Option{intervene.WithCheckpoint(o.k), intervene.WithRollouts(o.rollouts), intervene.WithBudget(o.budget), intervene.WithAttempts(o.attempts),
 		intervene.WithMaxShare(o.maxShare), intervene.WithConcurrency(o.concurrency), intervene.WithSeed(o.seed), intervene.WithLogger(log),
 		intervene.WithProgress(func(r intervene.Rollout) {
 			fmt.Fprintf(s.ErrOut, "rollout %d: %s", r.Index, r.Outcome)
 			if r.ForkT >= 0 {
-				fmt.Fprintf(s.ErrOut, " (fork at t=%d, %d intervened of %d, share %.2f)", r.ForkT, r.IntervenerSteps, len(r.Mask), r.Share)
+				fmt.Fprintf(s.ErrOut, " (fork at t=%d, %d intervened of %d, share %.2f, attempt %d)", r.ForkT, r.IntervenerSteps, len(r.Mask), r.Share, r.Attempts)
 			}
 			if r.Error != "" {
 				fmt.Fprintf(s.ErrOut, ": %s", r.Error)

@@ -50,7 +50,7 @@ func TestInterveneNoisyCLI(t *testing.T) {
 	assert.Equal(t, 2, res.Failed)
 	assert.Equal(t, 2, res.Rescued)
 	assert.Equal(t, 2, res.Kept)
-	assert.Contains(t, errOut, "rollout 0: rescued (fork at t=5, 1 intervened of 8")
+	assert.Contains(t, errOut, "rollout 0: rescued (fork at t=5, 1 intervened of 8, share 0.12, attempt 1)")
 	for _, f := range []string{"trajectories.jsonl", "openai.jsonl", "atif.jsonl"} {
 		data, err := os.ReadFile(filepath.Join(out, f))
 		require.NoError(t, err)
