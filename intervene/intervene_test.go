@@ -123,18 +123,16 @@ func readLines(t *testing.T, path string) [][]byte {
 	return out
 }
 
-// TestInterveneForksEarlierOnFailure: in fix-tests the noisy policy's
-// misplaced edit at step 10 leaves word_count unfixed, which no rubric
-// score shows until the end; the evidence plateau (t=6) is too late, so
-// further attempts fork budget actions earlier until the expert's
-// intervention covers step 10 (t=2, the third attempt).
+// TestInterveneForksEarlierOnFailure: in run-sh-path the noisy policy's
+// misplaced edit at step 6 leaves the script summing the wrong column,
+// which no rubric item checks: the evidence rises to 1 when the script is
+// moved to the root (t=6), too late for an intervention to fix the edit.
+// Further attempts fork budget actions earlier until the expert's
+// intervention covers step 6 (t=2, the third attempt).
 func TestInterveneForksEarlierOnFailure(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: runs python3 tests in several sandboxes")
-	}
-	tk, ref := example(t, "fix-tests")
-	const k = 8
-	res := run(t, localRuntime(t), tk, ref, noisyAt(10), policy.Expert{}, intervene.WithCheckpoint(k), intervene.WithRollouts(1),
+	tk, ref := example(t, "run-sh-path")
+	const k = 4
+	res := run(t, localRuntime(t), tk, ref, noisyAt(6), policy.Expert{}, intervene.WithCheckpoint(k), intervene.WithRollouts(1),
 		intervene.WithBudget(2), intervene.WithAttempts(3))
 	require.Len(t, res.Rows, 1)
 	row := res.Rows[0]
@@ -143,7 +141,7 @@ func TestInterveneForksEarlierOnFailure(t *testing.T) {
 	assert.Equal(t, 2, row.ForkT)
 	assertMaskIsIntervener(t, ref, k, row)
 
-	res = run(t, localRuntime(t), tk, ref, noisyAt(10), policy.Expert{}, intervene.WithCheckpoint(k), intervene.WithRollouts(1),
+	res = run(t, localRuntime(t), tk, ref, noisyAt(6), policy.Expert{}, intervene.WithCheckpoint(k), intervene.WithRollouts(1),
 		intervene.WithBudget(2), intervene.WithAttempts(1))
 	assert.Equal(t, intervene.OutcomeNotRescued, res.Rows[0].Outcome, "one attempt at the plateau is not enough")
 	assert.Equal(t, 6, res.Rows[0].ForkT)

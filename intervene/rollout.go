@@ -19,9 +19,9 @@ var errSessionLost = errors.New("the action ended the session shell")
 
 // rollout runs rollout i: the policy alone, then, when it failed, the
 // evidence scan and one intervention.
-func (r *Runner) rollout(ctx context.Context, sc *scanner, tk *task.Task, ref *trajectory.Trajectory, i int) Rollout {
+func (r *Runner) rollout(ctx context.Context, sc *scanner, tk *task.Task, ref *trajectory.Trajectory, i int) (row Rollout) {
 	start := time.Now()
-	row := Rollout{Index: i, Seed: r.cfg.seed*1_000_003 + uint64(i), ForkT: -1}
+	row = Rollout{Index: i, Seed: r.cfg.seed*1_000_003 + uint64(i), ForkT: -1}
 	defer func() { row.MS = ms(time.Since(start)) }()
 	acts, v, err := r.episode(ctx, tk, ref, nil, row.Seed, false)
 	row.Steps = len(acts)
