@@ -36,14 +36,19 @@ func localRuntime(t *testing.T) sandbox.Runtime {
 	return rt
 }
 
-// run runs the loop on rt and returns its result.
+// run runs the loop on rt (nil: on the server an option names) and
+// returns its result.
 func run(t *testing.T, rt sandbox.Runtime, tk *task.Task, ref *trajectory.Trajectory, pol, iv policy.Policy, opts ...intervene.Option) *intervene.Result {
 	t.Helper()
-	rp, err := replayer.New()
-	require.NoError(t, err)
-	rs, err := reset.New(rt, rp, reset.WithPoolOptions(pool.WithSize(2)))
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, rs.Close(context.Background())) })
+	var rs intervene.Resetter
+	if rt != nil { // nil: the options name a server
+		rp, err := replayer.New()
+		require.NoError(t, err)
+		lrs, err := reset.New(rt, rp, reset.WithPoolOptions(pool.WithSize(2)))
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, lrs.Close(context.Background())) })
+		rs = lrs
+	}
 	r, err := intervene.New(rs, pol, iv, opts...)
 	require.NoError(t, err)
 	res, err := r.Run(context.Background(), tk, ref)

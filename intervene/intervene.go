@@ -36,8 +36,8 @@ type Runner struct {
 	cfg config
 }
 
-// New returns a Runner resetting with rs, rolling out pol and
-// intervening with iv.
+// New returns a Runner resetting with rs (nil with WithServer), rolling
+// out pol and intervening with iv.
 func New(rs Resetter, pol, iv policy.Policy, opts ...Option) (*Runner, error) {
 	cfg := defaults()
 	for _, o := range opts {
@@ -62,12 +62,12 @@ func (r *Runner) Run(ctx context.Context, tk *task.Task, ref *trajectory.Traject
 	}
 	res := &Result{Task: tk.ID, Trajectory: ref.ID, Policy: r.pol.Name(), Intervener: r.iv.Name(), K: k, T: ref.Len(),
 		Budget: r.cfg.budget, MaxShare: r.cfg.maxShare, Rows: make([]Rollout, r.cfg.rollouts)}
-	sc := newScanner(r.cfg.src, tk, ref, k)
+	be := r.backend(tk, ref)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.cfg.concurrency)
 	for i := range res.Rows {
 		g.Go(func() error {
-			row := r.rollout(gctx, sc, tk, ref, i)
+			row := r.rollout(gctx, be, tk, ref, i)
 			res.Rows[i] = row
 			if r.cfg.progress != nil {
 				r.cfg.progressMu.Lock()
@@ -83,4 +83,17 @@ func (r *Runner) Run(ctx context.Context, tk *task.Task, ref *trajectory.Traject
 		return res, fmt.Errorf("intervene %s: %w", ref.ID, err)
 	}
 	return res, nil
+}
+
+// backend is where the run's episodes live: an rbx serve (WithServer) or
+// the Runner's resetter.
+func (r *Runner) backend(tk *task.Task, ref *trajectory.Trajectory) backend {
+	if r.cfg.client != nil {
+		return &served{c: r.cfg.client, task: tk.ID, k: r.cfg.k}
+	}
+	timeout := r.cfg.episode
+	if timeout == 0 {
+		timeout = tk.EpisodeTimeout()
+	}
+	return &local{rs: r.rs, sc: newScanner(r.cfg.src, tk, ref, r.cfg.k), tk: tk, ref: ref, k: r.cfg.k, timeout: timeout}
 }

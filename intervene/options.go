@@ -21,6 +21,7 @@ type config struct {
 	episode     time.Duration
 	seed        uint64
 	src         evidence.Source
+	client      Client
 	progress    func(Rollout)
 	progressMu  *sync.Mutex
 	log         *slog.Logger
@@ -140,6 +141,21 @@ func WithSeed(s uint64) Option { return func(c *config) error { c.seed = s; retu
 // evidence.Replay on the Runner's resetter).
 func WithEvidenceSource(src evidence.Source) Option {
 	return func(c *config) error { c.src = src; return nil }
+}
+
+// WithServer runs the episodes on an rbx serve through c instead of the
+// Runner's resetter (default: in-process): rollouts are reset at the
+// checkpoint, intervened trajectories are forks of them, evidence comes
+// from the server's evidence route. The task and reference given to Run
+// must be the ones the server serves (the policies read them locally).
+func WithServer(c Client) Option {
+	return func(cfg *config) error {
+		if c == nil {
+			return fmt.Errorf("server client: nil")
+		}
+		cfg.client = c
+		return nil
+	}
 }
 
 // WithProgress is called once per finished rollout (default: none); calls

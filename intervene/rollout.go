@@ -8,35 +8,41 @@ import (
 
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/replayer"
-	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
-	"github.com/rbx-sandbox/rbx/verifier"
 )
 
 // errSessionLost ends a turn whose action ended the session shell.
 var errSessionLost = errors.New("the action ended the session shell")
 
 // rollout runs rollout i: the policy alone, then, when it failed, the
-// evidence scan and one intervention.
-func (r *Runner) rollout(ctx context.Context, sc *scanner, tk *task.Task, ref *trajectory.Trajectory, i int) (row Rollout) {
+// evidence scan and up to the configured attempts of intervention.
+func (r *Runner) rollout(ctx context.Context, be backend, tk *task.Task, ref *trajectory.Trajectory, i int) (row Rollout) {
 	start := time.Now()
 	row = Rollout{Index: i, Seed: r.cfg.seed*1_000_003 + uint64(i), ForkT: -1}
 	defer func() { row.MS = ms(time.Since(start)) }()
-	acts, v, err := r.episode(ctx, tk, ref, nil, row.Seed, false)
+	base := policy.Episode{Task: tk, Trajectory: ref, K: r.cfg.k, Seed: row.Seed}
+	s, err := be.start(ctx)
+	if err != nil {
+		row.fail(OutcomeError, fmt.Errorf("rollout: %w", err))
+		return row
+	}
+	defer s.release()
+	acts, passed, err := r.play(ctx, s, base, nil, nil)
+	s.release() // the evidence and the forks need only its record
 	row.Steps = len(acts)
 	if err != nil {
 		row.fail(OutcomeError, fmt.Errorf("rollout: %w", err))
 		return row
 	}
-	if v.Passed {
+	if passed {
 		row.Outcome = OutcomeSuccess
 		return row
 	}
 	scores := make([]float64, len(acts)+1)
 	evs := make([]*Evidence, len(acts)+1)
 	for t := range scores {
-		res, err := sc.at(ctx, acts, t, &row.Cost)
+		res, err := be.evidence(ctx, s, acts, t, &row.Cost)
 		if err != nil {
 			row.fail(OutcomeError, fmt.Errorf("evidence after %d actions: %w", t, err))
 			return row
@@ -49,80 +55,69 @@ func (r *Runner) rollout(ctx context.Context, sc *scanner, tk *task.Task, ref *t
 	for t := ForkPoint(scores); ; t = max(0, t-r.cfg.budget) {
 		row.Attempts++
 		row.ForkT = t
-		final, v, err := r.episode(ctx, tk, ref, acts[:t], row.Seed, true, evs[t])
+		final, passed, err := r.intervention(ctx, be, s, base, acts, t, evs[t])
 		if err != nil {
 			row.fail(OutcomeError, fmt.Errorf("intervention at t=%d: %w", t, err))
 			return row
 		}
-		if v.Passed || row.Attempts >= r.cfg.attempts || t == 0 {
-			row.finishIntervention(final, v.Passed, r.cfg.maxShare)
+		if passed || row.Attempts >= r.cfg.attempts || t == 0 {
+			row.finishIntervention(final, passed, r.cfg.maxShare)
 			row.Trajectory = assemble(tk, ref, r.cfg.k, final, i)
 			return row
 		}
 	}
 }
 
-// episode runs one sandbox: reset to k, the inherited actions replayed,
-// then (when intervening) the intervener for at most budget actions, then
-// the policy until it is done; then the verifier. It returns every action
-// after k: the inherited ones with the observations of this replay.
-func (r *Runner) episode(ctx context.Context, tk *task.Task, ref *trajectory.Trajectory, inherited []trajectory.Step,
-	seed uint64, intervene bool, ev ...*Evidence) ([]trajectory.Step, *verifier.Result, error) {
-	ep, err := r.rs.Reset(ctx, tk, ref, r.cfg.k)
+// intervention forks parent after its first t actions, lets the
+// intervener act with the evidence, hands back to the policy and
+// verifies; it returns every action of the fork after k.
+func (r *Runner) intervention(ctx context.Context, be backend, parent session, base policy.Episode, acts []trajectory.Step,
+	t int, ev *Evidence) ([]trajectory.Step, bool, error) {
+	s, inherited, err := be.fork(ctx, parent, acts, t)
 	if err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
-	defer r.rs.Release(ep.Sandbox)
-	timeout := r.cfg.episode
-	if timeout == 0 {
-		timeout = tk.EpisodeTimeout()
-	}
-	ectx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	acts := make([]trajectory.Step, 0, len(inherited))
-	for i, a := range inherited {
-		obs, err := replayer.Observe(ep.Run.Do(ectx, a))
-		if err != nil {
-			return acts, nil, fmt.Errorf("replay action %d (%s): %w", i, replayer.Summary(a), err)
-		}
-		acts = append(acts, record(a, obs, false))
-	}
-	base := policy.Episode{Task: tk, Trajectory: ref, K: r.cfg.k, Seed: seed}
+	defer s.release()
+	return r.play(ctx, s, base, inherited, ev.intervention(base.Task, r.cfg.budget))
+}
+
+// play continues session s after the actions done: the intervener first
+// for at most its budget when iv is set, then the policy until it is
+// done; then the verifier. It returns every action after k.
+func (r *Runner) play(ctx context.Context, s session, base policy.Episode, done []trajectory.Step, iv *policy.Intervention) ([]trajectory.Step, bool, error) {
+	acts := done
 	limit := r.cfg.maxSteps
 	if limit == 0 {
-		limit = 4*(ref.Len()-r.cfg.k) + 16
+		limit = 4*(base.Trajectory.Len()-base.K) + 16
 	}
-	lost := false
-	if intervene {
+	over := false
+	if iv != nil {
 		e := base
-		e.Actions = acts
-		e.Intervention = ev[0].intervention(tk, r.cfg.budget)
-		got, err := r.turn(ctx, ectx, ep, r.iv, e, r.cfg.budget, true)
+		e.Actions, e.Intervention = acts, iv
+		got, err := r.turn(ctx, s, r.iv, e, iv.Budget, true)
 		acts = append(acts, got...)
-		if lost = errors.Is(err, errSessionLost); err != nil && !lost {
-			return acts, nil, fmt.Errorf("intervener %s: %w", r.iv.Name(), err)
+		if over = errors.Is(err, errSessionLost) || errors.Is(err, errTurnOver); err != nil && !over {
+			return acts, false, fmt.Errorf("intervener %s: %w", r.iv.Name(), err)
 		}
 	}
-	if !lost {
+	if !over {
 		e := base
 		e.Actions = acts
-		got, err := r.turn(ctx, ectx, ep, r.pol, e, limit, false)
+		got, err := r.turn(ctx, s, r.pol, e, limit, false)
 		acts = append(acts, got...)
-		if err != nil && !errors.Is(err, errSessionLost) {
-			return acts, nil, fmt.Errorf("policy %s: %w", r.pol.Name(), err)
+		if err != nil && !errors.Is(err, errSessionLost) && !errors.Is(err, errTurnOver) {
+			return acts, false, fmt.Errorf("policy %s: %w", r.pol.Name(), err)
 		}
 	}
-	vctx, vcancel := context.WithTimeout(ctx, tk.VerifyTimeout())
-	defer vcancel()
-	v, err := verifier.Run(vctx, ep.Sandbox, tk)
-	return acts, v, err
+	passed, err := s.verify(ctx)
+	return acts, passed, err
 }
 
 // turn lets one agent act until it is done, used limit actions, the
-// episode's time ran out (not an error: the verifier judges what was
-// reached) or its action ended the session shell (errSessionLost).
-func (r *Runner) turn(ctx, ectx context.Context, ep *reset.Episode, pol policy.Policy, e policy.Episode, limit int, intervened bool) ([]trajectory.Step, error) {
-	agent, err := pol.Start(ectx, e)
+// episode ended (errTurnOver: steps or time ran out) or its action ended
+// the session shell (errSessionLost).
+func (r *Runner) turn(ctx context.Context, s session, pol policy.Policy, e policy.Episode, limit int, intervened bool) ([]trajectory.Step, error) {
+	agent, err := pol.Start(ctx, e)
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
@@ -130,16 +125,13 @@ func (r *Runner) turn(ctx, ectx context.Context, ep *reset.Episode, pol policy.P
 	var acts []trajectory.Step
 	var obs *trajectory.Observation
 	for len(acts) < limit {
-		a, done, err := agent.Act(ectx, obs)
-		if err != nil && ectx.Err() != nil && ctx.Err() == nil {
-			return acts, nil
-		}
+		a, done, err := agent.Act(ctx, obs)
 		if err != nil || done {
 			return acts, err
 		}
-		o, err := replayer.Observe(ep.Run.Do(ectx, a))
-		if err != nil && ectx.Err() != nil && ctx.Err() == nil {
-			return acts, nil
+		o, err := s.do(ctx, a, intervened)
+		if errors.Is(err, errTurnOver) { // it ran, cut by the episode's end
+			return append(acts, record(a, o, intervened)), err
 		}
 		if err != nil {
 			return acts, fmt.Errorf("action %d (%s): %w", len(acts), replayer.Summary(a), err)

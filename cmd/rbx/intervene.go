@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,12 +17,14 @@ import (
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
+	"github.com/rbx-sandbox/rbx/server/client"
 )
 
 // interveneOptions are the flags of `rbx intervene`: the policy's as in
 // probe, the intervener's under iv.
 type interveneOptions struct {
 	arg, trajectory, out, output  string
+	server, serverToken           string
 	pol, iv                       probeOptions
 	k, rollouts, budget, attempts int
 	concurrency, maxSteps         int
@@ -74,6 +78,8 @@ flag (openai.jsonl) and as ATIF (atif.jsonl), and the dropped ones (dropped.json
 	f.DurationVar(&o.episodeTimeout, "episode-timeout", 0, "bound on the acting part of each sandbox's episode (default: the task's)")
 	f.StringVar(&o.out, "out", "", "write the trajectories into DIR")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	f.StringVar(&o.server, "server", "", "run the episodes on this rbx serve (http(s)://HOST:PORT) instead of in-process: rollouts are resets, interventions forks, evidence its evidence route")
+	f.StringVar(&o.serverToken, "server-token-file", "", "--server: file holding its bearer token")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	f.StringVar(&o.pol.noise, "noise", "", `noisy policy: corruption probability per step, "j=p,..." or a file`)
 	f.StringVar(&o.pol.baseURL, "base-url", "", "openai policy: the endpoint, up to /v1")
@@ -154,6 +160,9 @@ func runIntervene(ctx context.Context, s Streams, log *slog.Logger, o *intervene
 	if err != nil {
 		return err
 	}
+	if o.server != "" {
+		return runInterveneServed(ctx, s, o, ld, pol, iv, opts)
+	}
 	services, err := parseServices(o.services)
 	if err != nil {
 		return err
@@ -186,6 +195,33 @@ func runIntervene(ctx context.Context, s Streams, log *slog.Logger, o *intervene
 	}
 	fmt.Fprintf(s.ErrOut, "intervening on %s (task %s, %d steps) from k=%d: policy %s, intervener %s (budget %d), %d rollouts on %s\n",
 		ld.traj.ID, ld.task.ID, ld.traj.Len(), o.k, pol.Name(), iv.Name(), o.budget, o.rollouts, rt.Name())
+	res, runErr := runner.Run(ctx, ld.task, ld.traj)
+	if res == nil {
+		return fmt.Errorf("%w: %w", errUsage, runErr)
+	}
+	return errors.Join(runErr, writeIntervene(s, o, res))
+}
+
+// runInterveneServed runs the loop on an rbx serve that serves the task.
+func runInterveneServed(ctx context.Context, s Streams, o *interveneOptions, ld *loaded, pol, iv policy.Policy, opts []intervene.Option) error {
+	var copts []client.Option
+	if o.serverToken != "" {
+		b, err := os.ReadFile(o.serverToken)
+		if err != nil {
+			return usageError("--server-token-file: %v", err)
+		}
+		copts = append(copts, client.WithToken(strings.TrimSpace(string(b))))
+	}
+	c, err := client.New(o.server, copts...)
+	if err != nil {
+		return usageError("--server: %v", err)
+	}
+	runner, err := intervene.New(nil, pol, iv, append(opts, intervene.WithServer(c))...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.ErrOut, "intervening on %s (task %s, %d steps) from k=%d through %s: policy %s, intervener %s (budget %d), %d rollouts\n",
+		ld.traj.ID, ld.task.ID, ld.traj.Len(), o.k, o.server, pol.Name(), iv.Name(), o.budget, o.rollouts)
 	res, runErr := runner.Run(ctx, ld.task, ld.traj)
 	if res == nil {
 		return fmt.Errorf("%w: %w", errUsage, runErr)
