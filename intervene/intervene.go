@@ -57,6 +57,9 @@ func New(rs Resetter, pol, iv policy.Policy, opts ...Option) (*Runner, error) {
 // an error only when ctx ends or the checkpoint is not valid.
 func (r *Runner) Run(ctx context.Context, tk *task.Task, ref *trajectory.Trajectory) (*Result, error) {
 	k := r.cfg.k
+	if r.rs == nil && r.cfg.client == nil {
+		return nil, fmt.Errorf("intervene %s: no resetter and no server (WithServer)", ref.ID)
+	}
 	if !ref.ValidCheckpoint(k) || k >= ref.Len() {
 		return nil, fmt.Errorf("intervene %s: checkpoint k=%d: expected a valid checkpoint below T=%d", ref.ID, k, ref.Len())
 	}
