@@ -19,7 +19,7 @@ type backend interface {
 	fork(ctx context.Context, parent session, acts []trajectory.Step, t int) (session, []trajectory.Step, error)
 	// evidence scores the rubric at the state after parent's first t
 	// actions, without touching any live sandbox.
-	evidence(ctx context.Context, parent session, acts []trajectory.Step, t int, cost *scanCost) (*evidence.Result, error)
+	evidence(ctx context.Context, parent session, acts []trajectory.Step, t int, cost *EvidenceCost) (*evidence.Result, error)
 }
 
 // session is one episode of a backend.

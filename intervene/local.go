@@ -59,7 +59,7 @@ func (l *local) fork(ctx context.Context, _ session, acts []trajectory.Step, t i
 	return s, got, nil
 }
 
-func (l *local) evidence(ctx context.Context, _ session, acts []trajectory.Step, t int, cost *scanCost) (*evidence.Result, error) {
+func (l *local) evidence(ctx context.Context, _ session, acts []trajectory.Step, t int, cost *EvidenceCost) (*evidence.Result, error) {
 	return l.sc.at(ctx, acts, t, cost)
 }
 

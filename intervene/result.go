@@ -52,7 +52,7 @@ type Rollout struct {
 	// Kept: rescued and within the shift filter (what a trainer gets).
 	Kept  bool     `json:"kept"`
 	Error string   `json:"error,omitempty"`
-	Cost  scanCost `json:"evidence_cost"`
+	Cost  EvidenceCost `json:"evidence_cost"`
 	MS    float64  `json:"ms"`
 	// Trajectory is the intervened trajectory (reference prefix, then the
 	// actions with their intervened flags), for rescued rollouts.

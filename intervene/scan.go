@@ -35,8 +35,10 @@ func newScanner(src evidence.Source, tk *task.Task, ref *trajectory.Trajectory, 
 	return &scanner{src: src, tk: tk, ref: ref, k: k, memo: map[string]*memoEntry{}}
 }
 
-// scanCost sums what the scratch sandboxes of one rollout cost.
-type scanCost struct {
+// EvidenceCost sums what a rollout's evidence cost: scratch sandboxes
+// scored (Calls), states found already scored in this run (Memoised),
+// steps replayed and milliseconds.
+type EvidenceCost struct {
 	Calls         int     `json:"calls"`
 	Memoised      int     `json:"memoised"`
 	StepsReplayed int     `json:"steps_replayed"`
@@ -44,7 +46,7 @@ type scanCost struct {
 }
 
 // at returns the evidence after the first t of actions.
-func (s *scanner) at(ctx context.Context, actions []trajectory.Step, t int, cost *scanCost) (*evidence.Result, error) {
+func (s *scanner) at(ctx context.Context, actions []trajectory.Step, t int, cost *EvidenceCost) (*evidence.Result, error) {
 	key, ok := memoKey(actions[:t])
 	if !ok {
 		return s.score(ctx, actions[:t], cost)
@@ -72,7 +74,7 @@ func (s *scanner) at(ctx context.Context, actions []trajectory.Step, t int, cost
 	return e.res, e.err
 }
 
-func (s *scanner) score(ctx context.Context, actions []trajectory.Step, cost *scanCost) (*evidence.Result, error) {
+func (s *scanner) score(ctx context.Context, actions []trajectory.Step, cost *EvidenceCost) (*evidence.Result, error) {
 	res, err := evidence.Score(ctx, s.src, evidence.State{Task: s.tk, Ref: s.ref, K: s.k, Actions: actions}, false)
 	if err != nil {
 		return nil, err

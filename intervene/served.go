@@ -64,7 +64,7 @@ func (b *served) fork(ctx context.Context, parent session, acts []trajectory.Ste
 	return &servedSession{c: b.c, id: res.Episode.ID, k: b.k}, append([]trajectory.Step(nil), acts[:t]...), nil
 }
 
-func (b *served) evidence(ctx context.Context, parent session, _ []trajectory.Step, t int, cost *scanCost) (*evidence.Result, error) {
+func (b *served) evidence(ctx context.Context, parent session, _ []trajectory.Step, t int, cost *EvidenceCost) (*evidence.Result, error) {
 	p := parent.(*servedSession)
 	at := b.k + t
 	for {
