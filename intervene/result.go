@@ -50,10 +50,10 @@ type Rollout struct {
 	TokenShare    float64 `json:"intervened_token_share"`
 	ShiftExceeded bool    `json:"shift_exceeded"`
 	// Kept: rescued and within the shift filter (what a trainer gets).
-	Kept  bool     `json:"kept"`
-	Error string   `json:"error,omitempty"`
+	Kept  bool         `json:"kept"`
+	Error string       `json:"error,omitempty"`
 	Cost  EvidenceCost `json:"evidence_cost"`
-	MS    float64  `json:"ms"`
+	MS    float64      `json:"ms"`
 	// Trajectory is the intervened trajectory (reference prefix, then the
 	// actions with their intervened flags), for rescued rollouts.
 	Trajectory *trajectory.Trajectory `json:"-"`
