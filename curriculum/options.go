@@ -19,21 +19,24 @@ var Strategies = []Strategy{Sequential, Heuristic, Parallel, SearchLearn}
 // config holds the engine's parameters.
 type config struct {
 	strategy   Strategy
+	decision   Decision
+	alpha      float64 // α, the SPRT's error rates
+	delta      float64 // δ, the SPRT's half-width
 	window     int     // W
 	theta      float64 // θ
 	thetaHigh  float64 // θ_high
 	deltaMax   int     // δ_max
 	segments   int     // M
-	roundSize  int     // N
 	anchors    int     // N_anchor
 	probes     int     // N_probe
 	stuckAfter int
 	recorder   Recorder
+	onMastered func(Mastered)
 }
 
 func defaults() config {
-	return config{strategy: Sequential, window: 8, theta: 0.5, thetaHigh: 0.625, deltaMax: 4,
-		segments: 4, roundSize: 8, anchors: 8, probes: 1, stuckAfter: 32}
+	return config{strategy: Sequential, decision: DecisionSPRT, alpha: 0.05, delta: 0.25, window: 8, theta: 0.5, thetaHigh: 0.625, deltaMax: 4,
+		segments: 4, anchors: 8, probes: 1, stuckAfter: 32}
 }
 
 // Option configures an Engine.
@@ -49,6 +52,45 @@ func WithStrategy(s Strategy) Option {
 			}
 		}
 		return fmt.Errorf("%w: strategy %q: expected sequential, heuristic, parallel or search-learn", ErrInvalidOption, s)
+	}
+}
+
+// WithDecision selects the rule that judges a checkpoint mastered or a
+// bottleneck (default DecisionSPRT).
+func WithDecision(d Decision) Option {
+	return func(c *config) error {
+		for _, known := range Decisions {
+			if d == known {
+				c.decision = d
+				return nil
+			}
+		}
+		return fmt.Errorf("%w: decision %q: expected sprt or window", ErrInvalidOption, d)
+	}
+}
+
+// WithAlpha sets α, the SPRT's error rates: at most α of its tests move on
+// from a checkpoint whose success rate is θ − δ, and at most α call one at
+// θ + δ a bottleneck (default 0.05).
+func WithAlpha(a float64) Option {
+	return func(c *config) error {
+		if a <= 0 || a >= 0.5 {
+			return fmt.Errorf("%w: alpha %v: expected (0, 0.5)", ErrInvalidOption, a)
+		}
+		c.alpha = a
+		return nil
+	}
+}
+
+// WithDelta sets δ, the SPRT's half-width: it tests p0 = θ − δ against
+// p1 = θ + δ, which must lie in (0, 1) (default 0.25).
+func WithDelta(d float64) Option {
+	return func(c *config) error {
+		if d <= 0 || d >= 0.5 {
+			return fmt.Errorf("%w: delta %v: expected (0, 0.5)", ErrInvalidOption, d)
+		}
+		c.delta = d
+		return nil
 	}
 }
 
@@ -92,11 +134,6 @@ func WithSegments(m int) Option {
 	return intOpt("segments", m, 1, 1<<20, func(c *config) *int { return &c.segments })
 }
 
-// WithRoundSize sets N, Search-Learn's episodes per LEARN round (default 8).
-func WithRoundSize(n int) Option {
-	return intOpt("round size", n, 1, 1<<20, func(c *config) *int { return &c.roundSize })
-}
-
 // WithAnchors sets N_anchor, Search-Learn's anchors per SEARCH (default 8).
 func WithAnchors(n int) Option {
 	return intOpt("anchors", n, 1, 1<<20, func(c *config) *int { return &c.anchors })
@@ -111,6 +148,24 @@ func WithProbes(n int) Option {
 // (p̂ = 0 throughout) flag it as stuck (default 32).
 func WithStuckAfter(n int) Option {
 	return intOpt("stuck-after", n, 1, 1<<30, func(c *config) *int { return &c.stuckAfter })
+}
+
+// Mastered is a curriculum decision: the strategy left checkpoint K of
+// Task as mastered (stepped back from it, finished its segment, or ended a
+// Search-Learn LEARN there).
+type Mastered struct {
+	Task string
+	K    int
+}
+
+// WithOnMastered calls f for every checkpoint a strategy leaves as
+// mastered, under the task's lock (f must not call the engine). Restore
+// does not call it: the decisions it replays were heard before.
+func WithOnMastered(f func(Mastered)) Option {
+	return func(c *config) error {
+		c.onMastered = f
+		return nil
+	}
 }
 
 // WithRecorder makes Observe store every outcome through r before it

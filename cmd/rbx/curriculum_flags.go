@@ -1,0 +1,65 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/rbx-sandbox/rbx/curriculum"
+)
+
+// curriculumFlags are the curriculum parameters `rbx serve` and `rbx
+// simulate` share (docs/curriculum.md#decision-rules); the defaults are
+// the engine's.
+type curriculumFlags struct {
+	decision                       string
+	alpha, delta, theta, thetaHigh float64
+	window, deltaMax, segments     int
+	anchors, probes                int
+}
+
+func (c *curriculumFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&c.decision, "decision", string(curriculum.DecisionSPRT),
+		"when a checkpoint counts as mastered: sprt (Wald's test of θ−δ against θ+δ, error rates α) or window (p̂ ≥ θ_high over --window)")
+	f.Float64Var(&c.alpha, "alpha", 0.05, "sprt: error rate of both decisions (move on at θ−δ, bottleneck at θ+δ)")
+	f.Float64Var(&c.delta, "delta", 0.25, "sprt: tests p0 = θ−δ against p1 = θ+δ")
+	f.Float64Var(&c.theta, "theta", 0.5, "θ: a checkpoint whose success rate is below it is a bottleneck")
+	f.Float64Var(&c.thetaHigh, "theta-high", 0.625, "window rule: θ_high, the p̂ at which a checkpoint counts as mastered")
+	f.IntVar(&c.window, "window", 8, "window rule: W, the recent outcomes per checkpoint p̂ is taken over (1..64)")
+	f.IntVar(&c.deltaMax, "delta-max", 4, "δ_max: Heuristic's step back when p̂ ≫ θ")
+	f.IntVar(&c.segments, "segments", 4, "M: Parallel's segments")
+	f.IntVar(&c.anchors, "anchors", 8, "N_anchor: Search-Learn's anchors per SEARCH")
+	f.IntVar(&c.probes, "probes", 1, "N_probe: Search-Learn's episodes per anchor")
+}
+
+// options turns the flags into engine options; a bad value is a usage
+// error naming its flag.
+func (c *curriculumFlags) options() ([]curriculum.Option, error) {
+	named := []struct {
+		flag string
+		opt  curriculum.Option
+	}{
+		{"decision", curriculum.WithDecision(curriculum.Decision(c.decision))},
+		{"alpha", curriculum.WithAlpha(c.alpha)},
+		{"delta", curriculum.WithDelta(c.delta)},
+		{"theta", curriculum.WithTheta(c.theta)},
+		{"theta-high", curriculum.WithThetaHigh(c.thetaHigh)},
+		{"window", curriculum.WithWindow(c.window)},
+		{"delta-max", curriculum.WithDeltaMax(c.deltaMax)},
+		{"segments", curriculum.WithSegments(c.segments)},
+		{"anchors", curriculum.WithAnchors(c.anchors)},
+		{"probes", curriculum.WithProbes(c.probes)},
+	}
+	opts := make([]curriculum.Option, 0, len(named))
+	// Each value alone, between thresholds that cannot clash with it.
+	room := []curriculum.Option{curriculum.WithTheta(1e-9), curriculum.WithThetaHigh(1)}
+	for _, n := range named {
+		if _, err := curriculum.New(append(room, n.opt)...); err != nil {
+			return nil, usageError("--%s: %v", n.flag, err)
+		}
+		opts = append(opts, n.opt)
+	}
+	if _, err := curriculum.New(opts...); err != nil {
+		return nil, usageError("--theta and --theta-high: %v", err)
+	}
+	return opts, nil
+}
