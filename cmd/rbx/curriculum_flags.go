@@ -50,16 +50,21 @@ func (c *curriculumFlags) options() ([]curriculum.Option, error) {
 		{"probes", curriculum.WithProbes(c.probes)},
 	}
 	opts := make([]curriculum.Option, 0, len(named))
-	// Each value alone, between thresholds that cannot clash with it.
-	room := []curriculum.Option{curriculum.WithTheta(1e-9), curriculum.WithThetaHigh(1)}
-	for _, n := range named {
-		if _, err := curriculum.New(append(room, n.opt)...); err != nil {
+	// Each value alone first, so that the error names its flag: the window
+	// rule and the widest thresholds leave nothing for it to clash with.
+	room := []curriculum.Option{curriculum.WithDecision(curriculum.DecisionWindow), curriculum.WithTheta(1e-9), curriculum.WithThetaHigh(1)}
+	for i, n := range named {
+		alone := append(room, n.opt)
+		if i == 0 { // the decision itself, with the default thresholds
+			alone = []curriculum.Option{n.opt}
+		}
+		if _, err := curriculum.New(alone...); err != nil {
 			return nil, usageError("--%s: %v", n.flag, err)
 		}
 		opts = append(opts, n.opt)
 	}
 	if _, err := curriculum.New(opts...); err != nil {
-		return nil, usageError("--theta and --theta-high: %v", err)
+		return nil, usageError("--theta, --theta-high and --delta: %v", err)
 	}
 	return opts, nil
 }
