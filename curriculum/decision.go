@@ -11,9 +11,11 @@ type Decision string
 
 // The decision rules.
 const (
+	// DecisionPosterior moves on when a Beta(1, 1) posterior on the recent
+	// outcomes gives P(p > θ) ≥ 1 − α, on at least s_min successes.
+	DecisionPosterior Decision = "posterior"
 	// DecisionSPRT is Wald's sequential probability ratio test of
-	// p0 = θ − δ against p1 = θ + δ with error rates α and α: it decides
-	// on the outcome that makes the evidence strong enough, and no sooner.
+	// p0 = θ − δ against p1 = θ + δ with error rates α_sprt.
 	DecisionSPRT Decision = "sprt"
 	// DecisionWindow moves on when p̂ ≥ θ_high over a window of W outcomes
 	// (or when the window's free slots can no longer change that).
@@ -21,7 +23,7 @@ const (
 )
 
 // Decisions lists the decision rules, the default first.
-var Decisions = []Decision{DecisionSPRT, DecisionWindow}
+var Decisions = []Decision{DecisionPosterior, DecisionWindow, DecisionSPRT}
 
 // judgement is a decision rule's verdict on one checkpoint.
 type judgement struct {
@@ -36,10 +38,13 @@ func (t *track) verdict(k int) judgement {
 	if s.n == 0 {
 		return judgement{}
 	}
-	if t.cfg.decision == DecisionWindow {
+	switch t.cfg.decision {
+	case DecisionWindow:
 		return t.windowVerdict(s)
+	case DecisionSPRT:
+		return judgement{mastered: s.test == testMastered, low: s.test == testLow, clear: s.succ == s.n}
 	}
-	return judgement{mastered: s.test == testMastered, low: s.test == testLow, clear: s.succ == s.n}
+	return t.posteriorVerdict(s)
 }
 
 // windowVerdict decides p̂(k) against the thresholds once the window
@@ -95,7 +100,7 @@ func (t *track) sprtRecord(s *kstats, success bool) {
 	// from depending on rounding (α = 0.1, δ = 0.25: two steps of log 3
 	// make exactly log 9).
 	const eps = 1e-9
-	bound := math.Log((1 - t.cfg.alpha) / t.cfg.alpha)
+	bound := math.Log((1 - t.cfg.sprtAlpha) / t.cfg.sprtAlpha)
 	switch {
 	case s.llr >= bound-eps:
 		s.test, s.llr = testMastered, 0

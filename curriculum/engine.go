@@ -50,6 +50,9 @@ func New(opts ...Option) (*Engine, error) {
 	if cfg.theta > cfg.thetaHigh {
 		return nil, fmt.Errorf("%w: theta %v above theta-high %v", ErrInvalidOption, cfg.theta, cfg.thetaHigh)
 	}
+	if cfg.decision == DecisionPosterior && cfg.minSuccesses > cfg.window {
+		return nil, fmt.Errorf("%w: min-successes %d above window %d: the posterior rule would never move on", ErrInvalidOption, cfg.minSuccesses, cfg.window)
+	}
 	if cfg.decision == DecisionSPRT && (cfg.theta-cfg.delta <= 0 || cfg.theta+cfg.delta >= 1) {
 		return nil, fmt.Errorf("%w: sprt: theta %v ± delta %v must stay inside (0, 1)", ErrInvalidOption, cfg.theta, cfg.delta)
 	}

@@ -18,24 +18,26 @@ var Strategies = []Strategy{Sequential, Heuristic, Parallel, SearchLearn}
 
 // config holds the engine's parameters.
 type config struct {
-	strategy   Strategy
-	decision   Decision
-	alpha      float64 // α, the SPRT's error rates
-	delta      float64 // δ, the SPRT's half-width
-	window     int     // W
-	theta      float64 // θ
-	thetaHigh  float64 // θ_high
-	deltaMax   int     // δ_max
-	segments   int     // M
-	anchors    int     // N_anchor
-	probes     int     // N_probe
-	stuckAfter int
-	recorder   Recorder
-	onMastered func(Mastered)
+	strategy     Strategy
+	decision     Decision
+	alpha        float64 // α, the posterior rule's error rate
+	minSuccesses int     // s_min, the posterior rule's fewest successes
+	sprtAlpha    float64 // the SPRT's error rates
+	delta        float64 // δ, the SPRT's half-width
+	window       int     // W
+	theta        float64 // θ
+	thetaHigh    float64 // θ_high
+	deltaMax     int     // δ_max
+	segments     int     // M
+	anchors      int     // N_anchor
+	probes       int     // N_probe
+	stuckAfter   int
+	recorder     Recorder
+	onMastered   func(Mastered)
 }
 
 func defaults() config {
-	return config{strategy: Sequential, decision: DecisionSPRT, alpha: 0.05, delta: 0.25, window: 8, theta: 0.5, thetaHigh: 0.625, deltaMax: 4,
+	return config{strategy: Sequential, decision: DecisionPosterior, alpha: 0.125, minSuccesses: 4, sprtAlpha: 0.05, delta: 0.25, window: 8, theta: 0.5, thetaHigh: 0.625, deltaMax: 4,
 		segments: 4, anchors: 8, probes: 1, stuckAfter: 32}
 }
 
@@ -56,7 +58,7 @@ func WithStrategy(s Strategy) Option {
 }
 
 // WithDecision selects the rule that judges a checkpoint mastered or a
-// bottleneck (default DecisionSPRT).
+// bottleneck (default DecisionPosterior).
 func WithDecision(d Decision) Option {
 	return func(c *config) error {
 		for _, known := range Decisions {
@@ -65,21 +67,28 @@ func WithDecision(d Decision) Option {
 				return nil
 			}
 		}
-		return fmt.Errorf("%w: decision %q: expected sprt or window", ErrInvalidOption, d)
+		return fmt.Errorf("%w: decision %q: expected posterior, window or sprt", ErrInvalidOption, d)
 	}
 }
 
-// WithAlpha sets α, the SPRT's error rates: at most α of its tests move on
-// from a checkpoint whose success rate is θ − δ, and at most α call one at
-// θ + δ a bottleneck (default 0.05).
+// WithAlpha sets α, the posterior rule's error rate: it moves on when
+// P(p > θ) ≥ 1 − α and calls a bottleneck when P(p < θ) ≥ 1 − α
+// (default 0.125).
 func WithAlpha(a float64) Option {
-	return func(c *config) error {
-		if a <= 0 || a >= 0.5 {
-			return fmt.Errorf("%w: alpha %v: expected (0, 0.5)", ErrInvalidOption, a)
-		}
-		c.alpha = a
-		return nil
-	}
+	return probOpt("alpha", a, func(c *config) *float64 { return &c.alpha })
+}
+
+// WithMinSuccesses sets s_min, the fewest successes the posterior rule
+// moves on with (default 4; at most W).
+func WithMinSuccesses(n int) Option {
+	return intOpt("min-successes", n, 1, 64, func(c *config) *int { return &c.minSuccesses })
+}
+
+// WithSPRTAlpha sets the SPRT's error rates: at most this share of its
+// tests move on from a checkpoint whose success rate is θ − δ, and at most
+// this share call one at θ + δ a bottleneck (default 0.05).
+func WithSPRTAlpha(a float64) Option {
+	return probOpt("sprt-alpha", a, func(c *config) *float64 { return &c.sprtAlpha })
 }
 
 // WithDelta sets δ, the SPRT's half-width: it tests p0 = θ − δ against
@@ -181,6 +190,17 @@ func intOpt(name string, v, lo, hi int, field func(*config) *int) Option {
 	return func(c *config) error {
 		if v < lo || v > hi {
 			return fmt.Errorf("%w: %s %d: expected %d..%d", ErrInvalidOption, name, v, lo, hi)
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
+// probOpt sets an error rate, which must lie in (0, 0.5).
+func probOpt(name string, v float64, field func(*config) *float64) Option {
+	return func(c *config) error {
+		if v <= 0 || v >= 0.5 {
+			return fmt.Errorf("%w: %s %v: expected (0, 0.5)", ErrInvalidOption, name, v)
 		}
 		*field(c) = v
 		return nil

@@ -11,20 +11,23 @@ import (
 // the engine's.
 type curriculumFlags struct {
 	decision                       string
-	alpha, delta, theta, thetaHigh float64
-	window, deltaMax, segments     int
-	anchors, probes                int
+	alpha, sprtAlpha, delta        float64
+	theta, thetaHigh               float64
+	minSuccesses, window, deltaMax int
+	segments, anchors, probes      int
 }
 
 func (c *curriculumFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&c.decision, "decision", string(curriculum.DecisionSPRT),
-		"when a checkpoint counts as mastered: sprt (Wald's test of θ−δ against θ+δ, error rates α) or window (p̂ ≥ θ_high over --window)")
-	f.Float64Var(&c.alpha, "alpha", 0.05, "sprt: error rate of both decisions (move on at θ−δ, bottleneck at θ+δ)")
-	f.Float64Var(&c.delta, "delta", 0.25, "sprt: tests p0 = θ−δ against p1 = θ+δ")
+	f.StringVar(&c.decision, "decision", string(curriculum.DecisionPosterior),
+		"when a checkpoint counts as mastered: posterior (P(p > θ) ≥ 1−α on recent outcomes), window (p̂ ≥ θ_high over --window) or sprt (Wald's test of θ−δ against θ+δ)")
+	f.Float64Var(&c.alpha, "alpha", 0.125, "posterior rule: error rate α; move on when P(p > θ) ≥ 1−α, bottleneck when P(p < θ) ≥ 1−α")
+	f.IntVar(&c.minSuccesses, "min-successes", 4, "posterior rule: s_min, the fewest successes it moves on with (the rewards a skill takes at least)")
+	f.Float64Var(&c.sprtAlpha, "sprt-alpha", 0.05, "sprt rule: error rate of both decisions (move on at θ−δ, bottleneck at θ+δ)")
+	f.Float64Var(&c.delta, "delta", 0.25, "sprt rule: tests p0 = θ−δ against p1 = θ+δ")
 	f.Float64Var(&c.theta, "theta", 0.5, "θ: a checkpoint whose success rate is below it is a bottleneck")
 	f.Float64Var(&c.thetaHigh, "theta-high", 0.625, "window rule: θ_high, the p̂ at which a checkpoint counts as mastered")
-	f.IntVar(&c.window, "window", 8, "window rule: W, the recent outcomes per checkpoint p̂ is taken over (1..64)")
+	f.IntVar(&c.window, "window", 8, "W: the recent outcomes per checkpoint the posterior and window rules look at (1..64)")
 	f.IntVar(&c.deltaMax, "delta-max", 4, "δ_max: Heuristic's step back when p̂ ≫ θ")
 	f.IntVar(&c.segments, "segments", 4, "M: Parallel's segments")
 	f.IntVar(&c.anchors, "anchors", 8, "N_anchor: Search-Learn's anchors per SEARCH")
@@ -40,6 +43,8 @@ func (c *curriculumFlags) options() ([]curriculum.Option, error) {
 	}{
 		{"decision", curriculum.WithDecision(curriculum.Decision(c.decision))},
 		{"alpha", curriculum.WithAlpha(c.alpha)},
+		{"min-successes", curriculum.WithMinSuccesses(c.minSuccesses)},
+		{"sprt-alpha", curriculum.WithSPRTAlpha(c.sprtAlpha)},
 		{"delta", curriculum.WithDelta(c.delta)},
 		{"theta", curriculum.WithTheta(c.theta)},
 		{"theta-high", curriculum.WithThetaHigh(c.thetaHigh)},
@@ -64,7 +69,7 @@ func (c *curriculumFlags) options() ([]curriculum.Option, error) {
 		opts = append(opts, n.opt)
 	}
 	if _, err := curriculum.New(opts...); err != nil {
-		return nil, usageError("--theta, --theta-high and --delta: %v", err)
+		return nil, usageError("--theta, --theta-high, --delta, --min-successes and --window: %v", err)
 	}
 	return opts, nil
 }

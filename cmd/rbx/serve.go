@@ -70,9 +70,9 @@ reference's suffix from its k is re-verified in the background (--refresh-repeat
 sandboxes, the prefilter's check) and adopted as the task's next reference version;
 GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).
 
---decision and the flags after it set when the curriculum moves on: by default Wald's
-sequential test (sprt) of θ−δ against θ+δ with error rates α, or the window rule
-(docs/curriculum.md#decision-rules).`,
+--decision and the flags after it set when the curriculum moves on: by default when a
+Beta posterior on recent outcomes gives P(p > θ) ≥ 1−α on at least --min-successes
+successes; or the window rule, or Wald's sequential test (docs/curriculum.md#decision-rules).`,
 		Example: `  rbx serve --tasks examples/ --strategy search-learn --state serve.db
   rbx serve --tasks runs/ --addr 0.0.0.0:8700 --token-file token.txt --tls-cert cert.pem --tls-key key.pem --pool 8`,
 		Args: exactArgs(0),

@@ -78,7 +78,8 @@ func runSimulate(_ context.Context, s Streams, log *slog.Logger, o *simulateOpti
 	}
 	res := simulateResult{Results: sums, Findings: findings(sums, p), Params: map[string]any{
 		"n": p.N, "p": p.P, "m": p.M, "seeds": o.seeds, "gradual": p.Gradual, "max_episodes": p.MaxEpisodes,
-		"decision": o.cur.decision, "alpha": o.cur.alpha, "delta": o.cur.delta, "theta": o.cur.theta, "theta_high": o.cur.thetaHigh,
+		"decision": o.cur.decision, "alpha": o.cur.alpha, "min_successes": o.cur.minSuccesses,
+		"sprt_alpha": o.cur.sprtAlpha, "delta": o.cur.delta, "theta": o.cur.theta, "theta_high": o.cur.thetaHigh,
 		"window": o.cur.window, "delta_max": o.cur.deltaMax, "segments": o.cur.segments,
 		"anchors": o.cur.anchors, "probes": o.cur.probes}}
 	if p.HardP > 0 {
@@ -208,11 +209,15 @@ func printSimulation(w io.Writer, res simulateResult, p sim.Params) {
 
 // decisionLine describes the decision rule and its parameters.
 func decisionLine(p map[string]any) string {
-	if p["decision"] == string(curriculum.DecisionWindow) {
+	switch p["decision"] {
+	case string(curriculum.DecisionWindow):
 		return fmt.Sprintf("window (mastered at p̂ ≥ θ_high = %v over W = %v, bottleneck below θ = %v)", p["theta_high"], p["window"], p["theta"])
+	case string(curriculum.DecisionSPRT):
+		th, d := p["theta"].(float64), p["delta"].(float64)
+		return fmt.Sprintf("sprt (p0 = θ−δ = %.3g against p1 = θ+δ = %.3g, error rates %v)", th-d, th+d, p["sprt_alpha"])
 	}
-	th, d := p["theta"].(float64), p["delta"].(float64)
-	return fmt.Sprintf("sprt (p0 = θ−δ = %.3g against p1 = θ+δ = %.3g, α = β = %v)", th-d, th+d, p["alpha"])
+	return fmt.Sprintf("posterior (P(p > θ = %v) ≥ 1−α, α = %v, on a run of the last W = %v outcomes with ≥ %v successes)",
+		p["theta"], p["alpha"], p["window"], p["min_successes"])
 }
 
 // plotSeries simulates seed 0 of each curriculum and plots it (the baseline
