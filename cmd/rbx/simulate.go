@@ -157,6 +157,16 @@ func findings(sums []sim.Summary, p sim.Params) []string {
 		where = fmt.Sprintf("one hard subtask (p=%g) at position %d", p.HardP, p.Hard)
 	}
 	var out []string
+	if h, ok := by[string(curriculum.Heuristic)]; ok {
+		if sl, ok := by[string(curriculum.SearchLearn)]; ok {
+			verdict := "holds"
+			if sl.Mean > h.Mean || h.Mean >= seq.Mean {
+				verdict = "does NOT hold"
+			}
+			out = append(out, fmt.Sprintf("the paper's ordering search-learn ≤ heuristic < sequential %s with %s: %.1f, %.1f, %.1f",
+				verdict, where, sl.Mean, h.Mean, seq.Mean))
+		}
+	}
 	for _, name := range []string{string(curriculum.Heuristic), string(curriculum.SearchLearn), string(curriculum.Parallel)} {
 		if s, ok := by[name]; ok {
 			verdict := "fewer"
