@@ -43,7 +43,7 @@ func TestPosteriorLeavesConstantRateNoMoreOften(t *testing.T) {
 		rules[d] = c
 	}
 	for _, L := range []int{20, 40} {
-		for _, p := range []float64{0.3, 0.4, 0.5} {
+		for _, p := range []float64{0.2, 0.3, 0.4, 0.5} {
 			left := map[Decision]float64{}
 			for d, cfg := range rules {
 				rng := rand.New(rand.NewPCG(uint64(L), math.Float64bits(p)))

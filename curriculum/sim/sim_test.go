@@ -100,3 +100,27 @@ func TestCapStopsPathologicalRuns(t *testing.T) {
 	assert.Equal(t, 500, r.Episodes)
 	assert.True(t, math.IsNaN(ClosedForm(Baseline, Params{N: 2, P: 0.5, M: 1, Gradual: true})))
 }
+
+// The learner is the seed's §3.3: a curriculum that moves exactly when
+// subtask k is mastered (an oracle) costs m/p per subtask, m·n/p in all.
+// What Sequential pays above that is the decision's latency.
+func TestOracleRollbackMatchesClosedForm(t *testing.T) {
+	for _, p := range []Params{{N: 8, P: 0.5, M: 4}, {N: 10, P: 0.6, M: 3}, {N: 5, P: 0.3, M: 3}} {
+		const seeds = 4000
+		total := 0
+		for seed := range uint64(seeds) {
+			rng := rand.New(rand.NewPCG(seed, 0x5eed))
+			l := NewLearner(p.Probs(), p.M, false)
+			for k := p.N - 1; k >= 0; k-- {
+				for l.Prob(k) < 1 {
+					l.Episode(k, rng)
+					total++
+				}
+			}
+			require.True(t, l.Mastered())
+		}
+		mean := float64(total) / seeds
+		t.Logf("n=%d p=%v m=%d: oracle rollback %.2f episodes, m·n/p = %.2f", p.N, p.P, p.M, mean, ClosedForm("sequential", p))
+		assert.InEpsilon(t, ClosedForm("sequential", p), mean, 0.02)
+	}
+}
