@@ -33,9 +33,13 @@ func newSimulateCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 baseline), with the rollback-curriculum paper's thought-experiment learner: n sequential subtasks, each
 succeeding with probability p, mastered after m rewarded episodes that exercised it,
 nothing learnt from failures. It prints the episodes needed until the task is solved
-end to end (mean, std, p10, p90 over the seeds), the ratio to the baseline, and the
-closed forms m/pⁿ (baseline), m·n/p (rollback) and n·pⁿ⁻¹ (their ratio).`,
+end to end (mean, std, p10, p90 over the seeds), the ratio to the baseline, the
+closed forms m/pⁿ (baseline), m·n/p (rollback) and n·pⁿ⁻¹ (their ratio), and per
+strategy the checkpoints it left as mastered and the premature ones among them (left
+while the learner's true success rate from there was below θ). The curriculum flags
+(--decision, --alpha, ...) are rbx serve's (docs/curriculum.md#decision-rules).`,
 		Example: `  rbx simulate --n 8 --p 0.5 --m 4 --strategy all --seeds 200
+  rbx simulate --n 10 --p 0.6 --m 3 --strategy sequential --seeds 400 --decision window
   rbx simulate --p 0.9 --hard 1 --hard-p 0.1 --plot rollback.png`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
