@@ -43,6 +43,7 @@ type serveOptions struct {
 	refresh   bool
 	repeats   int
 	rt        runtimeFlags
+	cur       curriculumFlags
 }
 
 func newServeCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
@@ -68,7 +69,11 @@ stdout.
 With --refresh-references, a successful policy episode with fewer actions than the
 reference's suffix from its k is re-verified in the background (--refresh-repeats fresh
 sandboxes, the prefilter's check) and adopted as the task's next reference version;
-GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
+GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).
+
+--decision and the flags after it set when the curriculum moves on: by default when a
+Beta posterior on recent outcomes gives P(p > θ) ≥ 1−α on at least --min-successes
+successes; or the window rule, or Wald's sequential test (docs/curriculum.md#decision-rules).`,
 		Example: `  rbx serve --tasks examples/ --strategy search-learn --state serve.db
   rbx serve --tasks runs/ --addr 0.0.0.0:8700 --token-file token.txt --tls-cert cert.pem --tls-key key.pem --pool 8`,
 		Args: exactArgs(0),
@@ -98,6 +103,7 @@ GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
 	f.BoolVar(&o.refresh, "refresh-references", false, "adopt a successful policy episode shorter than the reference's suffix as the task's next reference version, after --refresh-repeats checks in fresh sandboxes (docs/reference-refresh.md)")
 	f.IntVar(&o.repeats, "refresh-repeats", 3, "with --refresh-references: how many fresh-sandbox replays and verifications a candidate reference must pass")
 	o.rt.register(cmd)
+	o.cur.register(cmd)
 	return cmd
 }
 
@@ -121,6 +127,9 @@ func (o *serveOptions) validate() (token string, err error) {
 		return "", usageError("--max-episodes %d: expected ≥ 1", o.maxOpen)
 	}
 	if _, err := parseStrategy(o.strategy); err != nil {
+		return "", err
+	}
+	if _, err := o.cur.options(); err != nil {
 		return "", err
 	}
 	if o.tokenFile != "" {
@@ -178,10 +187,17 @@ func newServeResetter(rt pool.Creator, o *serveOptions, log *slog.Logger) (*repl
 	return rp, rs, err
 }
 
-// openServeState opens the curriculum database with the chosen strategy.
+// openServeState opens the curriculum database with the chosen strategy
+// and parameters (validate checked them). The stored outcomes are replayed
+// under these parameters: changing them across a restart re-decides the
+// curriculum from the same outcomes.
 func openServeState(ctx context.Context, o *serveOptions) (*curriculum.Engine, *store.Store, error) {
 	st, _ := parseStrategy(o.strategy)
-	eng, db, err := store.OpenEngine(ctx, o.state, nil, curriculum.WithStrategy(st))
+	opts, err := o.cur.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, db, err := store.OpenEngine(ctx, o.state, nil, append(opts, curriculum.WithStrategy(st))...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open --state %s: %w", o.state, err)
 	}
