@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
+	"github.com/rbx-sandbox/rbx/dashboard"
 	"github.com/rbx-sandbox/rbx/curriculum/store"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
@@ -232,11 +234,17 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if n := srv.Lost(); n > 0 {
 		fmt.Fprintf(s.ErrOut, "%d episode(s) open in a previous run were lost (GET /v1/episodes?state=lost)\n", n)
 	}
-	ln, url, err := o.listen(tc)
+	h, err := dashboard.Mount(srv.Handler(), dashboard.WithToken(token), dashboard.WithLogger(log))
+	var ln net.Listener
+	var url string
 	if err == nil {
-		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.state)
+		ln, url, err = o.listen(tc)
+	}
+	if err == nil {
+		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, state %s; dashboard at %s%s/\n",
+			len(entries), eng.Strategy(), rt.Name(), o.pool, o.state, url, dashboard.Prefix)
 		fmt.Fprintf(s.Out, "listening on %s\n", url)
-		err = server.Listen(ctx, ln, srv.Handler(), o.drain)
+		err = server.Listen(ctx, ln, h, o.drain)
 	}
 	// Drain: every sandbox removed, journal and curriculum closed.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
