@@ -41,6 +41,9 @@ func (d *Dashboard) taskData(ctx context.Context, id string) (*taskData, error) 
 	td := &taskData{page: d.page(id, Prefix+"/tasks/"+esc(id)+"/live"), Task: ts, State: st,
 		Success: successChart(st), Served: servedChart(st), Checkpoints: checkpointChart(st),
 		Rollbacks: trainingOf(st).rollbacks()}
+	if len(td.Rollbacks) > 50 { // the latest; the served chart shows every move
+		td.Rollbacks = td.Rollbacks[:50]
+	}
 	td.Bottleneck, td.HasBottleneck = bottleneck(st)
 	for _, c := range st.Checkpoints {
 		if c.Stuck {
