@@ -56,6 +56,13 @@ type harness struct {
 
 func newHarness(t testing.TB, token string) *harness {
 	t.Helper()
+	return newWrappedHarness(t, token, nil)
+}
+
+// newWrappedHarness serves through wrap (when not nil) in front of the
+// server and its dashboard.
+func newWrappedHarness(t testing.TB, token string, wrap func(http.Handler) http.Handler) *harness {
+	t.Helper()
 	e := example(t)
 	rt, err := local.New(local.WithBaseDir(t.TempDir()))
 	require.NoError(t, err)
@@ -71,6 +78,9 @@ func newHarness(t testing.TB, token string) *harness {
 	require.NoError(t, err)
 	h, err := dashboard.Mount(srv.Handler(), dashboard.WithToken(token))
 	require.NoError(t, err)
+	if wrap != nil {
+		h = wrap(h)
+	}
 	hs := httptest.NewServer(h)
 	t.Cleanup(func() { hs.Close(); require.NoError(t, srv.Close(context.Background())) })
 	return &harness{t: t, url: hs.URL, tok: token, ref: e.Ref}

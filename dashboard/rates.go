@@ -34,14 +34,22 @@ type rates struct {
 }
 
 // latency is a histogram's mean and 95th percentile in milliseconds, NaN
-// when nothing was observed; N is how many.
+// when nothing was observed; N is how many. Lifetime: nothing was
+// observed in the window, so the figures are since the server started.
 type latency struct {
 	N         float64
 	Mean, P95 float64
+	Lifetime  bool
 }
 
-func latencyOf(h hist) latency {
-	return latency{N: h.count, Mean: h.mean() * 1000, P95: h.quantile(0.95) * 1000}
+// latencyOf is over the window (h minus base), or over the server's life
+// when the window saw nothing (an idle server still shows its figures).
+func latencyOf(h, base hist) latency {
+	d, life := h.sub(base), false
+	if d.count <= 0 {
+		d, life = h, true
+	}
+	return latency{N: d.count, Mean: d.mean() * 1000, P95: d.quantile(0.95) * 1000, Lifetime: life}
 }
 
 // observe adds s taken at now and returns the rates against the oldest
@@ -60,8 +68,8 @@ func (p *sampler) observe(now time.Time, s scrape, uptime time.Duration) rates {
 	if first := p.samples[0]; now.Sub(first.at) >= time.Second {
 		base, dt = first.s, now.Sub(first.at)
 	}
-	r := rates{TaskResets: map[string]float64{}, Step: latencyOf(s.step.sub(base.step)),
-		Exec: latencyOf(s.exec.sub(base.exec)), Reset: latencyOf(s.reset.sub(base.reset))}
+	r := rates{TaskResets: map[string]float64{}, Step: latencyOf(s.step, base.step),
+		Exec: latencyOf(s.exec, base.exec), Reset: latencyOf(s.reset, base.reset)}
 	if base.resets != nil {
 		r.Since = dt
 	}
