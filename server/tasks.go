@@ -20,6 +20,7 @@ type TaskSummary struct {
 	// ReferenceVersion is the version of the reference resets use.
 	ReferenceVersion int               `json:"reference_version"`
 	Instruction      string            `json:"instruction"`
+	Workdir          string            `json:"workdir"`     // the sandbox's working directory
 	Checkpoints      []int             `json:"checkpoints"` // the servable k
 	Curriculum       curriculum.Status `json:"curriculum"`
 	Pool             *pool.Stats       `json:"pool,omitempty"`
@@ -38,7 +39,8 @@ func (s *Server) healthz(*http.Request) (any, *APIError) {
 
 func (s *Server) summary(e *Entry) TaskSummary {
 	st, _ := s.eng.Status(e.Task.ID)
-	ts := TaskSummary{ID: e.Task.ID, T: e.Ref.Len(), Image: provision.Spec(e.Task).Image, Reference: e.Ref.ID, ReferenceVersion: e.version,
+	spec := provision.Spec(e.Task)
+	ts := TaskSummary{ID: e.Task.ID, T: e.Ref.Len(), Image: spec.Image, Workdir: spec.Workdir, Reference: e.Ref.ID, ReferenceVersion: e.version,
 		Instruction: e.Task.Instruction, Curriculum: st, Checkpoints: []int{}}
 	for k := 0; k < e.Ref.Len(); k++ {
 		if e.Ref.ValidCheckpoint(k) {

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/rbx-sandbox/rbx/server"
@@ -162,6 +163,9 @@ func apiError(resp *http.Response, data []byte) *server.APIError {
 	e := &server.APIError{Status: resp.StatusCode, Code: "http_" + fmt.Sprint(resp.StatusCode), Message: strings.TrimSpace(string(data))}
 	if json.Unmarshal(data, &doc) == nil && doc.Error.Code != "" {
 		e.Code, e.Message = doc.Error.Code, doc.Error.Message
+	}
+	if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && ra > 0 {
+		e.RetryAfter = ra
 	}
 	return e
 }
