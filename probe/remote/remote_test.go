@@ -38,7 +38,9 @@ func (f *fake) Step(context.Context, string, server.StepRequest) (*server.StepRe
 	return f.step()
 }
 
-func (f *fake) Evaluate(context.Context, string) (*server.EvaluateResponse, error) { return f.eval, f.evalErr }
+func (f *fake) Evaluate(context.Context, string) (*server.EvaluateResponse, error) {
+	return f.eval, f.evalErr
+}
 
 func (f *fake) Close(_ context.Context, id string) error {
 	f.closed = append(f.closed, id)
