@@ -1,8 +1,8 @@
 package server_test
 
 import (
-	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,7 +16,7 @@ import (
 // the verifier's output and rubric kept in an evaluated episode's record.
 func TestDashboardData(t *testing.T) {
 	e := runShPath(t)
-	h := newHarness(t, nil, []server.Entry{e})
+	h := newHarness(t, nil, []server.Entry{e}, server.WithJournal(filepath.Join(t.TempDir(), "journal.db")))
 	for range 3 {
 		ep := h.resetFed(e.Task.ID, 11)
 		h.step(ep.ID, refCall(t, e.Ref, 11), false)
@@ -71,9 +71,13 @@ func TestDashboardData(t *testing.T) {
 	assert.Equal(t, "script-written", rec.Verifier.Rubric[0].ID)
 
 	var list struct {
-		Episodes []json.RawMessage `json:"episodes"`
+		Episodes []server.EpisodeSummary `json:"episodes"`
 	}
 	code, raw = h.call("GET", "/v1/episodes", nil, &list)
 	require.Equal(t, http.StatusOK, code, "%s", raw)
 	assert.NotContains(t, string(raw), `"verifier"`, "the listing stays small: no verifier output")
+	require.Len(t, list.Episodes, 4)
+	for _, ep := range list.Episodes {
+		assert.Equal(t, 1, ep.Steps, "the journal's listing counts the actions it leaves out")
+	}
 }

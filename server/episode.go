@@ -56,6 +56,8 @@ type record struct {
 	// Verifier is the evaluation's verifier result (output clipped to
 	// verifierExcerpt bytes, rubric scores): what the dashboard shows.
 	Verifier *verifier.Result `json:"verifier,omitempty"`
+	// steps counts the actions of a record listed without them.
+	steps int
 }
 
 // verifierExcerpt bounds the verifier output an episode record keeps.
