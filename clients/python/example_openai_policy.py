@@ -7,6 +7,9 @@ reward. Standard library only.
     python3 clients/python/example_openai_policy.py --url http://127.0.0.1:8700 \\
         --task run-sh-path --base-url http://127.0.0.1:8000/v1 --model qwen --episodes 4
 
+--task defaults to the server's first task, --base-url to $OPENAI_BASE_URL,
+--model to $OPENAI_MODEL or the endpoint's first model (GET /models).
+
 Each episode starts where the curriculum says (--checkpoint auto) or at
 k; the model gets the prefix as chat messages and rbx's tools, and each of
 its tool calls is one env.step. The episode ends when the model answers
@@ -22,7 +25,7 @@ import sys
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rbx_client import Env, RbxError  # noqa: E402
+from rbx_client import Client, Env, RbxError  # noqa: E402
 
 
 class ChatPolicy:
@@ -78,12 +81,27 @@ def run_episode(env, policy, checkpoint="auto", max_steps=30, seed=None, log=pri
     return reward, sinfo["verdict"], max_steps
 
 
+def first_model(base_url, api_key):
+    """The endpoint's first model (GET /models), or "default" when it
+    lists none (a single-model server ignores the name)."""
+    req = urllib.request.Request(base_url.rstrip("/") + "/models")
+    if api_key:
+        req.add_header("Authorization", "Bearer " + api_key)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return json.loads(resp.read())["data"][0]["id"]
+    except (OSError, ValueError, KeyError, IndexError):
+        return "default"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--url", default="http://127.0.0.1:8700", help="the rbx serve URL")
-    ap.add_argument("--task", required=True)
-    ap.add_argument("--base-url", required=True, help="the OpenAI-compatible endpoint, up to /v1")
-    ap.add_argument("--model", required=True)
+    ap.add_argument("--task", help="the task id (default: the first the server serves)")
+    ap.add_argument("--base-url", default=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1"),
+                    help="the OpenAI-compatible endpoint, up to /v1 (default $OPENAI_BASE_URL, else %(default)s)")
+    ap.add_argument("--model", default=os.environ.get("OPENAI_MODEL"),
+                    help="the model (default $OPENAI_MODEL, else the endpoint's first in GET /models)")
     ap.add_argument("--api-key-env", default="OPENAI_API_KEY")
     ap.add_argument("--episodes", type=int, default=1)
     ap.add_argument("--checkpoint", default="auto", help='k, or "auto" (the curriculum decides)')
@@ -91,10 +109,14 @@ def main(argv=None):
     ap.add_argument("--token-file", help="the rbx server's bearer token")
     args = ap.parse_args(argv)
     token = open(args.token_file).read().strip() if args.token_file else None
-    policy = ChatPolicy(args.base_url, args.model, os.environ.get(args.api_key_env))
+    api_key = os.environ.get(args.api_key_env)
+    model = args.model or first_model(args.base_url, api_key)
+    policy = ChatPolicy(args.base_url, model, api_key)
     checkpoint = args.checkpoint if args.checkpoint == "auto" else int(args.checkpoint)
     rewards = []
-    with Env(args.url, args.task, token=token) as env:
+    client = Client(args.url, token)
+    task = args.task or client.tasks()[0]["id"]
+    with Env(None, task, client=client) as env:
         for i in range(args.episodes):
             reward, verdict, turns = run_episode(env, policy, checkpoint, args.max_steps, seed=i)
             score = verdict["score"] if verdict else 0.0

@@ -234,6 +234,14 @@ class ExampleTest(unittest.TestCase):
         self.assertEqual(first["tools"][0]["function"]["name"], "shell")
         self.assertEqual(sum(1 for m in first["messages"] if m["role"] == "tool"), 4, "the prefix to k=4")
 
+        # Defaults: the server's first task, the endpoint's model ("default"
+        # when it lists none), the curriculum's k.
+        out = subprocess.run([sys.executable, os.path.join(HERE, "example_openai_policy.py"), "--url", server.url,
+                              "--base-url", fake.url], capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("reward 1.0", out.stdout)
+        self.assertEqual(fake.requests[-1]["model"], "default")
+
 
 if __name__ == "__main__":
     unittest.main()
