@@ -24,6 +24,7 @@ type config struct {
 	db       *sql.DB
 	log      *slog.Logger
 	refresh  *prefilterChecker // nil: reference refresh is off
+	evidence *evidenceConfig   // nil: the evidence route's defaults
 }
 
 func defaults() config {

@@ -33,6 +33,7 @@ func (s *Server) register() []string {
 		{"POST /v1/episodes/{id}/step", s.api(s.step)},
 		{"POST /v1/episodes/{id}/evaluate", s.api(s.evaluate)},
 		{"POST /v1/episodes/{id}/fork", s.api(s.fork)},
+		{"POST /v1/episodes/{id}/evidence", s.api(s.evidence)},
 		{"POST /v1/episodes/{id}/close", s.api(s.closeEpisode)},
 		{"GET /v1/episodes/{id}/trajectory", s.api(s.exportEpisode)},
 	}

@@ -33,6 +33,7 @@ type Server struct {
 	jr      *journal
 	met     *metrics
 	hist    *history
+	evl     evidenceLimiter
 	mux     *http.ServeMux
 	routes  []string
 	mu      sync.Mutex

@@ -8,6 +8,7 @@ and /v1/openapi.json)::
     messages, info = env.reset(seed=1, options={"checkpoint": 9})
     obs, reward, terminated, truncated, info = env.step(
         {"name": "shell", "arguments": {"command": "ls"}})
+    ev = env.evidence()                          # rubric now, live sandbox untouched
     obs, reward, terminated, truncated, info = env.step(None)  # done: verified
     fork = env.fork(t=7)                         # rollout-time intervention
     fork.step(call, intervened=True)
@@ -100,6 +101,21 @@ class Client:
     def export(self, episode_id):
         """The episode as a native rbx trajectory (a dict)."""
         return self.call("GET", "/v1/episodes/%s/trajectory" % episode_id)
+
+    def evidence(self, episode_id, verifier=False, t=None):
+        """Reward-side evidence at the episode's state: the rubric (and the
+        verifier with verifier=True) scored in a scratch sandbox that
+        replays the episode; its own sandbox is not touched. t scores the
+        state after the first t steps (prefix included, as in fork).
+        Returns {"score", "rubric", "verifier"?, "at", "cost": {...}}.
+        Raises RbxError "rate_limited" (429, details["retry_after"]) when
+        called again on the episode within the server's interval."""
+        body = {}
+        if verifier:
+            body["verifier"] = True
+        if t is not None:
+            body["t"] = t
+        return self.call("POST", "/v1/episodes/%s/evidence" % episode_id, body)
 
     def references(self, task):
         """The task's reference versions and latest candidate events
@@ -237,6 +253,11 @@ class Env:
             self.verdict = self.client.call("POST", "/v1/episodes/%s/evaluate" % self._need())
         return self.verdict
 
+    def evidence(self, verifier=False, t=None):
+        """The rubric (and verifier) at this episode's state, scored
+        without touching its sandbox (see Client.evidence)."""
+        return self.client.evidence(self._need(), verifier=verifier, t=t)
+
     def fork(self, t):
         """A new Env whose sandbox replays this episode's first t actions
         (reference prefix included); continue it with intervened steps."""
@@ -317,7 +338,7 @@ def reset_group(client, task, n, **kw):
 def reference_calls(trajectory, start=0):
     """The tool calls that replay a reference trajectory's steps from
     start on (noop steps skipped): [(index, {"name", "arguments"}, tokens)]."""
-    common = {"action", "observation", "volatile", "checkpoint", "compare", "tokens", "messages"}
+    common = {"action", "observation", "volatile", "checkpoint", "compare", "tokens", "intervened", "messages"}
     out = []
     for i, step in enumerate(trajectory["steps"][start:], start):
         if step["action"] == "noop":

@@ -165,6 +165,28 @@ class ServeTest(unittest.TestCase):
         self.assertTrue(result["shift_exceeded"])  # 5/8 > the default 0.5
         self.assertFalse(result["observed"])
 
+    def test_evidence_leaves_episode_alone(self):
+        env = Env(self.server.url, TASK)
+        env.reset(options={"checkpoint": 4})
+        self.play_until(env, 4, 9)
+        ev = env.evidence(verifier=True)
+        self.assertEqual((ev["at"], ev["k"]), (9, 4))
+        self.assertAlmostEqual(ev["score"], 1 / 3)  # scripts/run.sh written, not at the root
+        self.assertFalse(ev["verifier"]["passed"])
+        self.assertEqual(ev["cost"]["steps_replayed"], 9)
+        with self.assertRaises(RbxError) as cm:
+            env.evidence()
+        self.assertEqual((cm.exception.code, cm.exception.status), ("rate_limited", 429))
+        obs, *_ = env.step({"name": "shell", "arguments": {"command": "ls -a"}})
+        self.assertNotIn(".rbx-tests", obs["output"])  # the verifier ran elsewhere
+        env.close()
+
+    def play_until(self, env, start, stop):
+        for i, call, tokens in reference_calls(self.ref, start):
+            if i >= stop:
+                return
+            env.step(call, tokens=tokens)
+
     def test_example_script(self):
         out = subprocess.run([sys.executable, os.path.join(HERE, "example_play_reference.py"), "--url", self.server.url,
                               "--trajectory", os.path.join(ROOT, "examples", TASK, "trajectory.json")],

@@ -35,6 +35,7 @@ type serveOptions struct {
 	state     string
 	ttl       time.Duration
 	maxShare  float64
+	evidence  time.Duration
 	maxGroup  int
 	maxOpen   int
 	maxBody   int64
@@ -89,6 +90,7 @@ GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
 	f.StringVar(&o.state, "state", "rbx-serve.db", "SQLite database for the curriculum, outcomes and episode logs")
 	f.DurationVar(&o.ttl, "episode-ttl", 10*time.Minute, "idle time after which an episode expires and its sandbox is removed")
 	f.Float64Var(&o.maxShare, "max-intervention-share", 0.5, "shift filter: flag episodes whose intervened share of steps or tokens is above this")
+	f.DurationVar(&o.evidence, "evidence-interval", time.Second, "least time between two evidence calls on one episode (each replays it in a scratch sandbox); 0: no limit")
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
 	f.IntVar(&o.maxOpen, "max-episodes", 256, "episodes open at once, group members and forks counted; beyond it resets get 429 too_many_episodes")
 	f.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
@@ -111,6 +113,8 @@ func (o *serveOptions) validate() (token string, err error) {
 		return "", usageError("--episode-ttl %v: expected > 0", o.ttl)
 	case o.maxShare < 0 || o.maxShare > 1:
 		return "", usageError("--max-intervention-share %v: expected 0 to 1", o.maxShare)
+	case o.evidence < 0:
+		return "", usageError("--evidence-interval %v: expected ≥ 0", o.evidence)
 	case o.state == "":
 		return "", usageError("--state: expected a database path")
 	case o.repeats < 1:
@@ -223,7 +227,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	}
 	opts := []server.Option{server.WithToken(token), server.WithEpisodeTTL(o.ttl),
 		server.WithMaxInterventionShare(o.maxShare), server.WithMaxGroup(o.maxGroup), server.WithMaxEpisodes(o.maxOpen), server.WithMaxBody(o.maxBody),
-		server.WithJournalDB(db.DB()), server.WithLogger(log)}
+		server.WithJournalDB(db.DB()), server.WithLogger(log), server.WithEvidenceInterval(o.evidence)}
 	if o.refresh {
 		opts = append(opts, server.WithReferenceRefresh(rt, o.repeats))
 	}

@@ -12,12 +12,6 @@ import (
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// Close releases an episode without an outcome.
-func (c *Client) Close(ctx context.Context, episode string) error {
-	var out server.EpisodeSummary
-	return c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/close", struct{}{}, &out)
-}
-
 // Tasks lists the served tasks.
 func (c *Client) Tasks(ctx context.Context) ([]server.TaskSummary, error) {
 	var out struct {
