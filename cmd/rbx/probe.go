@@ -68,6 +68,10 @@ pool and its verifier, at explicit checkpoints whose outcomes do not feed its cu
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.trajectory, "trajectory", "", "trajectory id (in a JSONL file, or among the task's), or a trajectory file for a task")
+	f.StringVar(&o.tasks, "tasks", "", "directory a task id is looked up in (default $RBX_TASKS, else the current directory)")
+	f.StringVar(&o.server, "server", "", "probe through the rbx serve at this URL (its reference, pool and verifier; its curriculum is not fed)")
+	f.StringVar(&o.tokenFile, "token-file", "", "with --server: file holding the server's bearer token")
+	f.StringVar(&o.caFile, "ca-file", "", "with --server over HTTPS: PEM certificate or CA to trust")
 	f.StringVar(&o.policy, "policy", "expert", "policy: expert, noisy, openai or cmd")
 	f.StringVar(&o.checkpoints, "checkpoints", "all", "checkpoints: all (valid k < T), every:N, or a list such as 0,4,8-11")
 	f.StringVar(&o.mode, "mode", probe.ModeSweep, "sweep or search")
@@ -85,10 +89,6 @@ pool and its verifier, at explicit checkpoints whose outcomes do not feed its cu
 	f.StringVar(&o.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "openai: environment variable holding the API key")
 	f.IntVar(&o.maxSteps, "max-steps", 0, "actions per episode (default: openai 30, others 4·(T−k)+16)")
 	f.DurationVar(&o.episodeTimeout, "episode-timeout", 0, "bound on the acting part of an episode (default: the task's)")
-	f.StringVar(&o.tasks, "tasks", "", "directory a task id is looked up in (default $RBX_TASKS, else the current directory)")
-	f.StringVar(&o.server, "server", "", "probe through the rbx serve at this URL (its reference, pool and verifier; its curriculum is not fed)")
-	f.StringVar(&o.tokenFile, "token-file", "", "with --server: file holding the server's bearer token")
-	f.StringVar(&o.caFile, "ca-file", "", "with --server over HTTPS: PEM certificate or CA to trust")
 	f.StringVar(&o.command, "cmd", "", `cmd: the command line, run by /bin/sh -c, e.g. "python3 agent.py"`)
 	o.rt.register(cmd)
 	return cmd

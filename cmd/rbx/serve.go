@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -238,15 +238,17 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if n := srv.Lost(); n > 0 {
 		fmt.Fprintf(s.ErrOut, "%d episode(s) open in a previous run were lost (GET /v1/episodes?state=lost)\n", n)
 	}
-	h, err := dashboard.Mount(srv.Handler(), dashboard.WithToken(token), dashboard.WithLogger(log))
-	var ln net.Listener
-	var url string
+	ln, url, err := o.listen(tc)
+	var h http.Handler // the API, with the dashboard at /ui
 	if err == nil {
-		ln, url, err = o.listen(tc)
+		if h, err = dashboard.Mount(srv.Handler(), dashboard.WithToken(token), dashboard.WithLogger(log)); err != nil {
+			_ = ln.Close()
+		} else {
+			fmt.Fprintf(s.ErrOut, "rbx serve: dashboard at %s%s/\n", url, dashboard.Prefix)
+		}
 	}
 	if err == nil {
-		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, state %s; dashboard at %s%s/\n",
-			len(entries), eng.Strategy(), rt.Name(), o.pool, o.state, url, dashboard.Prefix)
+		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.state)
 		fmt.Fprintf(s.Out, "listening on %s\n", url)
 		err = server.Listen(ctx, ln, h, o.drain)
 	}
