@@ -63,7 +63,7 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 		return nil, err
 	}
 	s := &Server{cfg: cfg, cat: cat, refs: newReferences(cat), rs: rs, eng: eng, eps: map[string]*episode{},
-		hist: newHistory(256), started: time.Now(), stop: make(chan struct{})}
+		hist: newHistory(historyMax), started: time.Now(), stop: make(chan struct{})}
 	switch {
 	case cfg.db != nil:
 		s.jr, s.lost, err = newJournal(ctx, cfg.db)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/curriculum/store"
+	"github.com/rbx-sandbox/rbx/dashboard"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/replayer"
@@ -253,10 +255,18 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 		fmt.Fprintf(s.ErrOut, "%d episode(s) open in a previous run were lost (GET /v1/episodes?state=lost)\n", n)
 	}
 	ln, url, err := o.listen(tc)
+	var h http.Handler // the API, with the dashboard at /ui
+	if err == nil {
+		if h, err = dashboard.Mount(srv.Handler(), dashboard.WithToken(token), dashboard.WithLogger(log)); err != nil {
+			_ = ln.Close()
+		} else {
+			fmt.Fprintf(s.ErrOut, "rbx serve: dashboard at %s%s/\n", url, dashboard.Prefix)
+		}
+	}
 	if err == nil {
 		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.state)
 		fmt.Fprintf(s.Out, "listening on %s\n", url)
-		err = server.Listen(ctx, ln, srv.Handler(), o.drain)
+		err = server.Listen(ctx, ln, h, o.drain)
 	}
 	// Drain: every sandbox removed, journal and curriculum closed.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
