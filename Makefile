@@ -22,8 +22,9 @@ images: build
 demo: images
 	./$(BIN) demo
 
+# Test artefacts (the dashboard's screenshots) are kept in test-artefacts/.
 test: images vet
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+	RBX_TEST_ARTEFACTS=$(CURDIR)/test-artefacts $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 	python3 -m unittest discover -s clients/python -v
 
 # Unit tests only: integration tests skip themselves without an engine, so

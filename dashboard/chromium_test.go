@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,7 +34,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("no chromium on PATH (apt-get install chromium, or set RBX_CHROMIUM)")
+	testenv.Missing(t, "no chromium on PATH (apt-get install chromium, or set RBX_CHROMIUM)")
 	return ""
 }
 
