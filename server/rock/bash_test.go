@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 )
 
@@ -41,8 +42,32 @@ func startTestBash(t *testing.T, sb sandbox.Sandbox, spec sessionSpec) (*bashSes
 	return s, out
 }
 
-func TestBashSessionSemantics(t *testing.T) {
-	sb := localSandbox(t)
+// dockerSandbox is a container of rbx/debian (which has bash), removed
+// after the test; skipped without an engine.
+func dockerSandbox(t *testing.T) sandbox.Sandbox {
+	t.Helper()
+	rt := dockertest.Runtime(t, debianImage)
+	sb, err := rt.Create(context.Background(), sandbox.Spec{Image: debianImage})
+	t.Cleanup(func() {
+		if sb != nil {
+			_ = sb.Remove(context.Background())
+		}
+	})
+	require.NoError(t, err)
+	return sb
+}
+
+const debianImage = "rbx/debian:bookworm"
+
+// eachBackend runs f on a sandbox of every backend with terminals here.
+func eachBackend(t *testing.T, f func(t *testing.T, sb sandbox.Sandbox)) {
+	t.Run("local", func(t *testing.T) { f(t, localSandbox(t)) })
+	t.Run("docker", func(t *testing.T) { f(t, dockerSandbox(t)) })
+}
+
+func TestBashSessionSemantics(t *testing.T) { eachBackend(t, testBashSessionSemantics) }
+
+func testBashSessionSemantics(t *testing.T, sb sandbox.Sandbox) {
 	ctx := context.Background()
 	s, _ := startTestBash(t, sb, sessionSpec{Name: "default", EnvEnable: true, Env: map[string]string{"FOO": "it's \"x\""}})
 	run := func(cmd string) runResult {
@@ -78,8 +103,9 @@ func TestBashSessionSemantics(t *testing.T) {
 	assert.Equal(t, "still", run("echo still").Output, "the session survives a syntax error")
 }
 
-func TestBashSessionTimeoutAndExit(t *testing.T) {
-	sb := localSandbox(t)
+func TestBashSessionTimeoutAndExit(t *testing.T) { eachBackend(t, testBashSessionTimeoutAndExit) }
+
+func testBashSessionTimeoutAndExit(t *testing.T, sb sandbox.Sandbox) {
 	ctx := context.Background()
 	s, _ := startTestBash(t, sb, sessionSpec{Name: "t", EnvEnable: true})
 	start := time.Now()
