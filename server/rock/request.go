@@ -101,11 +101,13 @@ func (h *Handler) box(id string) (*box, *failure) {
 		return nil, failed("", fmt.Sprintf("sandbox %s not found", id))
 	}
 	b.mu.Lock()
-	state, stopping := b.state, b.stopping
+	state, stopping, lease := b.state, b.stopping, b.lease
 	b.mu.Unlock()
 	switch {
 	case state == stateStopped || stopping:
 		return nil, failed("", fmt.Sprintf("sandbox %s is stopped", id))
+	case lease != nil && lease.Gone() != nil:
+		return nil, failed("", fmt.Sprintf("sandbox %s ended: %v", id, lease.Gone()))
 	case state != stateRunning:
 		return nil, failed("", fmt.Sprintf("sandbox %s is not running yet (state %s): poll get_status until is_alive", id, state))
 	}
