@@ -24,6 +24,7 @@ type config struct {
 	db       *sql.DB
 	log      *slog.Logger
 	refresh  *prefilterChecker // nil: reference refresh is off
+	rock     *rockConfig       // nil: no ROCK-compatible API
 }
 
 func defaults() config {

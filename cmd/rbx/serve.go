@@ -41,6 +41,7 @@ type serveOptions struct {
 	drain     time.Duration
 	refresh   bool
 	repeats   int
+	rock      rockFlags
 	rt        runtimeFlags
 }
 
@@ -95,6 +96,7 @@ GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "on shutdown, how long in-flight requests may take before they are cancelled")
 	f.BoolVar(&o.refresh, "refresh-references", false, "adopt a successful policy episode shorter than the reference's suffix as the task's next reference version, after --refresh-repeats checks in fresh sandboxes (docs/reference-refresh.md)")
 	f.IntVar(&o.repeats, "refresh-repeats", 3, "with --refresh-references: how many fresh-sandbox replays and verifications a candidate reference must pass")
+	o.rock.register(cmd)
 	o.rt.register(cmd)
 	return cmd
 }
@@ -113,6 +115,8 @@ func (o *serveOptions) validate() (token string, err error) {
 		return "", usageError("--state: expected a database path")
 	case o.repeats < 1:
 		return "", usageError("--refresh-repeats %d: expected ≥ 1", o.repeats)
+	case o.rock.validate() != nil:
+		return "", o.rock.validate()
 	case o.maxOpen < 1:
 		return "", usageError("--max-episodes %d: expected ≥ 1", o.maxOpen)
 	}
@@ -224,6 +228,9 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 		server.WithJournalDB(db.DB()), server.WithLogger(log)}
 	if o.refresh {
 		opts = append(opts, server.WithReferenceRefresh(rt, o.repeats))
+	}
+	if o.rock.enabled {
+		opts = append(opts, o.rock.option(rt))
 	}
 	srv, err := server.New(ctx, rs, rp, eng, entries, opts...)
 	if err != nil {

@@ -16,7 +16,7 @@ func TestEnvelopeTraps(t *testing.T) {
 	a := newTestAPI(t)
 	tests := []struct {
 		name, method, path, body string
-		message, err            string
+		message, err             string
 	}{
 		{"unknown endpoint", "POST", "/nope", `{}`, "", "no endpoint POST"},
 		{"not JSON", "POST", "/start_async", `{`, "invalid parameter", "body:"},
@@ -60,7 +60,7 @@ func TestSandboxLifecycle(t *testing.T) {
 	id := res["sandbox_id"].(string)
 	assert.NotEmpty(t, res["host_ip"], "ROLL treats an empty host_ip as a failed start")
 	assert.Equal(t, "8g", res["memory"])
-	require.Eventually(t, func() bool { return a.get("/get_status?sandbox_id="+id).result(t)["is_alive"] == true }, 30*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return a.get("/get_status?sandbox_id=" + id).result(t)["is_alive"] == true }, 30*time.Second, 20*time.Millisecond)
 	st := a.get("/get_status?sandbox_id=" + id + "&include_all_states=False").result(t)
 	assert.Equal(t, "running", st["state"])
 	assert.Equal(t, map[string]any{"status": "success", "message": "sandbox running"}, st["status"].(map[string]any)["docker_run"])
