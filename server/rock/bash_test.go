@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/containerd/containerdtest"
 	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 )
@@ -63,6 +64,17 @@ const debianImage = "rbx/debian:bookworm"
 func eachBackend(t *testing.T, f func(t *testing.T, sb sandbox.Sandbox)) {
 	t.Run("local", func(t *testing.T) { f(t, localSandbox(t)) })
 	t.Run("docker", func(t *testing.T) { f(t, dockerSandbox(t)) })
+	t.Run("containerd", func(t *testing.T) {
+		rt := containerdtest.Runtime(t, debianImage)
+		sb, err := rt.Create(context.Background(), sandbox.Spec{Image: debianImage})
+		t.Cleanup(func() {
+			if sb != nil {
+				_ = sb.Remove(context.Background())
+			}
+		})
+		require.NoError(t, err)
+		f(t, sb)
+	})
 }
 
 func TestBashSessionSemantics(t *testing.T) { eachBackend(t, testBashSessionSemantics) }
