@@ -109,6 +109,18 @@ class RockServer:
         return self.proc.returncode, err
 
 
+def make_tasks(d):
+    """A tasks directory holding examples/run-sh-path on the bash image."""
+    tasks = os.path.join(d, "tasks")
+    shutil.copytree(os.path.join(ROOT, "examples", "run-sh-path"), os.path.join(tasks, TASK))
+    with open(os.path.join(tasks, TASK, "task.yaml")) as f:
+        yaml = f.read()
+    yaml = yaml.replace("id: run-sh-path", "id: " + TASK).replace("image: rbx/busybox:latest", "image: " + IMAGE)
+    with open(os.path.join(tasks, TASK, "task.yaml"), "w") as f:
+        f.write(yaml)
+    return tasks
+
+
 def container_exists(cid):
     return subprocess.run(["docker", "inspect", cid], capture_output=True).returncode == 0
 
@@ -122,15 +134,8 @@ class RockAPITest(unittest.TestCase):
                 raise RuntimeError("RBX_REQUIRE_DOCKER=1 but " + why)
             raise unittest.SkipTest(why)
         cls.dir = tempfile.mkdtemp(prefix="rbx-rock-test-")
-        tasks = os.path.join(cls.dir, "tasks")
-        src = os.path.join(ROOT, "examples", "run-sh-path")
-        shutil.copytree(src, os.path.join(tasks, TASK))
-        with open(os.path.join(tasks, TASK, "task.yaml")) as f:
-            yaml = f.read()
-        yaml = yaml.replace("id: run-sh-path", "id: " + TASK).replace("image: rbx/busybox:latest", "image: " + IMAGE)
-        with open(os.path.join(tasks, TASK, "task.yaml"), "w") as f:
-            f.write(yaml)
-        with open(os.path.join(src, "trajectory.json")) as f:
+        tasks = make_tasks(cls.dir)
+        with open(os.path.join(ROOT, "examples", "run-sh-path", "trajectory.json")) as f:
             cls.ref = json.load(f)
         cls.server = RockServer(tasks, os.path.join(cls.dir, "state.db"))
         cls.rock = RockClient(cls.server.url)
@@ -384,3 +389,55 @@ class RockAPITest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RockCleanupTest(unittest.TestCase):
+    """No container remains after the TTL, or after the server is killed
+    and restarted."""
+
+    def setUp(self):
+        why = docker_ready()
+        if why:
+            if os.environ.get("RBX_REQUIRE_DOCKER") == "1":
+                self.fail("RBX_REQUIRE_DOCKER=1 but " + why)
+            self.skipTest(why)
+        self.dir = tempfile.mkdtemp(prefix="rbx-rock-cleanup-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.tasks = make_tasks(self.dir)
+        self.state = os.path.join(self.dir, "state.db")
+
+    def start(self, rock, ttl_minutes):
+        r = rock.post("/start_async", {"image": IMAGE, "auto_clear_time_minutes": ttl_minutes, "memory": "1g", "cpus": 1})
+        sid = r["result"]["sandbox_id"]
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            st = rock.get("/get_status", sandbox_id=sid, include_all_states=False)["result"]
+            if st["is_alive"]:
+                return sid, st["metadata"]["rbx.sandbox"]
+            time.sleep(0.2)
+        self.fail("not alive")
+
+    def test_ttl_expiry(self):
+        srv = RockServer(self.tasks, self.state)
+        self.addCleanup(srv.stop)
+        rock = RockClient(srv.url)
+        sid, cid = self.start(rock, 0.05)  # 3 s idle
+        self.assertTrue(container_exists(cid))
+        deadline = time.time() + 60
+        while container_exists(cid):
+            self.assertLess(time.time(), deadline, "the idle sandbox was not removed")
+            time.sleep(0.5)
+        st = rock.get("/get_status", sandbox_id=sid, include_all_states=True)["result"]
+        self.assertEqual(st["state"], "stopped")
+        self.assertIn("auto clear", st["state_history"][-1]["event"])
+
+    def test_server_killed_and_restarted(self):
+        srv = RockServer(self.tasks, self.state)
+        rock = RockClient(srv.url)
+        _, cid = self.start(rock, 60)
+        srv.proc.kill()  # no drain
+        srv.proc.communicate(timeout=30)
+        self.assertTrue(container_exists(cid), "a killed server leaves its sandbox behind")
+        again = RockServer(self.tasks, self.state)  # reaps the dead server's sandboxes before listening
+        self.addCleanup(again.stop)
+        self.assertFalse(container_exists(cid), "the restarted server removed the dead one's sandbox")
