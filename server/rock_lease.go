@@ -33,6 +33,7 @@ func newEpisodeLease(s *Server, ep *episode, info EpisodeInfo) *episodeLease {
 		"rbx.prefix_messages": strconv.Itoa(len(info.Messages)),
 		"rbx.reset_ms":        strconv.FormatFloat(info.Timings.ResetMS, 'f', 1, 64),
 		"rbx.trajectory_url":  "/v1/episodes/" + info.ID + "/trajectory",
+		"rbx.sandbox":         ep.sb.ID(),
 	}
 	return &episodeLease{s: s, ep: ep, sb: ep.sb, meta: meta, prefix: msgs}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,4 +152,8 @@ func TestROCKAuth(t *testing.T) {
 	assert.Contains(t, *r.Error, "Sandbox x not found", "the SDK's header carries the token")
 	code, _ := h.call("GET", "/v1/tasks", nil, nil)
 	assert.Equal(t, http.StatusUnauthorized, code, "the native API is unchanged")
+	big := map[string]any{"sandbox_id": "x", "path": "a", "content": strings.Repeat("x", 2<<20)}
+	r, _ = h.rock("POST", "/write_file", big, map[string]string{"XRL-Authorization": "Bearer s3cret"})
+	assert.Equal(t, "Failed", r.Status, "a body over --max-body is a Failed envelope, not a 413")
+	assert.Contains(t, *r.Error, "over the")
 }

@@ -140,6 +140,13 @@ func TestSandboxLifecycle(t *testing.T) {
 	assert.Equal(t, map[string]any{"success": true, "message": "", "file_name": "load.sh"}, up.result(t))
 	assert.Equal(t, "uploaded", run("bash up/load.sh", "raise").result(t)["output"], "relative uploads land where sessions start")
 
+	obs = a.post("/run_in_session", map[string]any{"sandbox_id": id, "session": "agent", "command": "sleep 30", "timeout": 0.3, "check": "silent"})
+	assert.Equal(t, statusFailed, obs.Status)
+	assert.Equal(t, "timeout after 0.3 seconds while running command 'sleep 30'", *obs.Error)
+	assert.Equal(t, "still here", run("echo still here", "raise").result(t)["output"], "Ctrl-C gave the session back")
+	bad := a.post("/create_session", map[string]any{"sandbox_id": id, "session": "x", "env": map[string]string{"1BAD": "v"}})
+	assert.Equal(t, "invalid parameter", *bad.Message)
+
 	cl := a.post("/close_session", map[string]any{"sandbox_id": id, "session_type": "bash", "session": "agent"})
 	assert.Equal(t, map[string]any{"session_type": "bash"}, cl.result(t))
 	assert.Equal(t, statusFailed, run("true", "raise").Status, "a closed session is gone")
