@@ -15,12 +15,12 @@ type metrics struct {
 
 func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{
-		calls: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rbx_rock_call_seconds",
+		calls: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rbx_serve_rock_call_seconds",
 			Help: "ROCK API calls by endpoint and reply status (Success or Failed; HTTP is always 200)."},
 			[]string{"endpoint", "status"}),
-		running: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rbx_rock_sandboxes_running",
+		running: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rbx_serve_rock_sandboxes_running",
 			Help: "Sandboxes started through the ROCK API and not stopped."}),
-		starts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rbx_rock_starts_total",
+		starts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rbx_serve_rock_starts_total",
 			Help: "ROCK API sandbox starts by kind (task: an rbx:// image; image: a plain one) and result."},
 			[]string{"kind", "result"}),
 	}
