@@ -188,3 +188,18 @@ func TestSeveralSessionsAndExpiry(t *testing.T) {
 	assert.Equal(t, "running", hist[len(hist)-1].(map[string]any)["from_state"])
 	assert.Contains(t, hist[len(hist)-1].(map[string]any)["event"], "auto clear")
 }
+
+// TestSweepWhileSessionStarts: create_session reserves the name with a nil
+// session while bash starts; the janitor and stop must step over it.
+func TestSweepWhileSessionStarts(t *testing.T) {
+	a := newTestAPI(t, WithSessionIdle(time.Nanosecond))
+	id := a.start(map[string]any{"image": "x"})
+	a.h.mu.Lock()
+	b := a.h.boxes[id]
+	a.h.mu.Unlock()
+	b.mu.Lock()
+	b.sessions["starting"] = nil
+	b.mu.Unlock()
+	a.h.sweep(time.Now().Add(time.Hour))
+	require.Equal(t, statusSuccess, a.post("/stop", map[string]any{"sandbox_id": id}).Status)
+}

@@ -53,8 +53,10 @@ type box struct {
 	started  time.Time
 	stopped  time.Time
 	outcome  map[string]string
-	// stopping is set while stop (or expiry) tears the sandbox down.
+	// stopping is set while stop (or expiry) tears the sandbox down;
+	// ended is closed once it is down.
 	stopping bool
+	ended    chan struct{}
 }
 
 // caller is who started the box, from ROCK's headers.
@@ -66,7 +68,7 @@ func newBox(id string, req StartRequest, who caller, ttl time.Duration) *box {
 	t := time.Now()
 	b := &box{id: id, req: req, who: who, created: t, ttl: ttl, used: t, state: statePending,
 		phases:   map[string]phase{"image_pull": {phaseWaiting, "waiting"}, "docker_run": {phaseWaiting, "waiting"}},
-		sessions: map[string]*bashSession{}}
+		sessions: map[string]*bashSession{}, ended: make(chan struct{})}
 	return b
 }
 
@@ -100,7 +102,9 @@ func (b *box) hangUpSessions() {
 	b.sessions = map[string]*bashSession{}
 	b.mu.Unlock()
 	for _, s := range sessions {
-		s.hangUp()
+		if s != nil { // nil: still starting; create_session hangs it up when it sees the box stopped
+			s.hangUp()
+		}
 	}
 }
 

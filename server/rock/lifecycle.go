@@ -78,6 +78,9 @@ func (h *Handler) sweep(t time.Time) {
 		state, lease, idle, stopping := b.state, b.lease, t.Sub(b.used), b.stopping
 		var stale []*bashSession
 		for name, s := range b.sessions {
+			if s == nil { // still starting (create_session reserved the name)
+				continue
+			}
 			if s.idle(t) > h.cfg.sessionIdle && s.mu.TryLock() {
 				s.mu.Unlock()
 				stale = append(stale, s)
@@ -109,13 +112,16 @@ func (h *Handler) sweep(t time.Time) {
 
 // end stops a box: its sessions are hung up and its lease closed (the
 // sandbox removed; an episode verified when how is CloseVerify). It
-// returns the lease's outcome; ending a stopped box does nothing.
+// returns the lease's outcome; ending a box that is being ended waits
+// for that, and ending a stopped box does nothing.
 func (h *Handler) end(ctx context.Context, b *box, how CloseMode, why string) (map[string]string, error) {
 	b.mu.Lock()
 	if b.stopping || b.state == stateStopped {
-		out := b.outcome
 		b.mu.Unlock()
-		return out, nil
+		<-b.ended
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.outcome, nil
 	}
 	b.stopping = true
 	lease, wasRunning := b.lease, b.state == stateRunning
@@ -130,6 +136,7 @@ func (h *Handler) end(ctx context.Context, b *box, how CloseMode, why string) (m
 	b.stopping, b.outcome = false, out
 	b.setState(stateStopped, why)
 	b.mu.Unlock()
+	close(b.ended)
 	if wasRunning {
 		h.met.running.Dec()
 	}
