@@ -203,3 +203,20 @@ func TestSweepWhileSessionStarts(t *testing.T) {
 	a.h.sweep(time.Now().Add(time.Hour))
 	require.Equal(t, statusSuccess, a.post("/stop", map[string]any{"sandbox_id": id}).Status)
 }
+
+// TestFailedStartIsForgotten: a failed start stays pending with a failed
+// phase (the SDK reads it), then is forgotten like a stopped sandbox.
+func TestFailedStartIsForgotten(t *testing.T) {
+	a := newTestAPI(t)
+	r := a.post("/start_async", map[string]any{"image": "rbx://task@auto"})
+	id := r.result(t)["sandbox_id"].(string)
+	require.Eventually(t, func() bool {
+		st := a.get("/get_status?sandbox_id=" + id).result(t)
+		return st["status"].(map[string]any)["docker_run"].(map[string]any)["status"] == "failed"
+	}, 10*time.Second, 20*time.Millisecond)
+	st := a.get("/get_status?sandbox_id=" + id).result(t)
+	assert.Equal(t, "pending", st["state"])
+	assert.Equal(t, false, st["is_alive"])
+	a.h.sweep(time.Now().Add(2 * time.Hour))
+	assert.Equal(t, statusFailed, a.get("/get_status?sandbox_id="+id+"&include_all_states=true").Status)
+}

@@ -53,6 +53,9 @@ type box struct {
 	started  time.Time
 	stopped  time.Time
 	outcome  map[string]string
+	// startErr is set when the start failed: the box stays pending with a
+	// failed phase (as in ROCK) until it is forgotten.
+	startErr error
 	// stopping is set while stop (or expiry) tears the sandbox down;
 	// ended is closed once it is down.
 	stopping bool

@@ -76,6 +76,7 @@ func (h *Handler) sweep(t time.Time) {
 	for _, b := range boxes {
 		b.mu.Lock()
 		state, lease, idle, stopping := b.state, b.lease, t.Sub(b.used), b.stopping
+		done := state == stateStopped || b.startErr != nil
 		var stale []*bashSession
 		for name, s := range b.sessions {
 			if s == nil { // still starting (create_session reserved the name)
@@ -94,7 +95,7 @@ func (h *Handler) sweep(t time.Time) {
 		}
 		switch {
 		case stopping:
-		case state == stateStopped && t.Sub(b.stopped) > h.cfg.keepStopped:
+		case done && t.Sub(b.stopped) > h.cfg.keepStopped: // stopped, or its start failed
 			h.mu.Lock()
 			delete(h.boxes, b.id)
 			h.mu.Unlock()

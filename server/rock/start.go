@@ -136,6 +136,7 @@ func (h *Handler) run(b *box) {
 		h.cfg.log.Warn("rock: start failed", "sandbox", b.id, "image", b.req.Image, "err", err)
 		b.phases["image_pull"] = phase{phaseSuccess, "done"}
 		b.phases["docker_run"] = phase{phaseFailed, err.Error()}
+		b.startErr, b.stopped = err, time.Now()
 		return
 	}
 	if b.state == stateStopped || b.stopping { // stopped or shut down while starting
