@@ -43,6 +43,9 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"cert without key", []string{"serve", "--tasks", dir, "--tls-cert", cert}, "--tls-cert and --tls-key go together"},
 		{"unreadable key pair", []string{"serve", "--tasks", dir, "--tls-cert", cert, "--tls-key", empty}, "--tls-key"},
 		{"bad max episodes", []string{"serve", "--tasks", dir, "--max-episodes", "0"}, "--max-episodes"},
+		{"bad rock network", []string{"serve", "--tasks", dir, "--rock-network", "host"}, "--rock-network"},
+		{"bad rock ttl", []string{"serve", "--tasks", dir, "--rock-ttl", "0s"}, "--rock-ttl"},
+		{"bad rock session idle", []string{"serve", "--tasks", dir, "--rock-session-idle", "-1s"}, "--rock-session-idle"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
