@@ -25,6 +25,7 @@ type config struct {
 	log      *slog.Logger
 	refresh  *prefilterChecker // nil: reference refresh is off
 	evidence *evidenceConfig   // nil: the evidence route's defaults
+	rock     *rockConfig       // nil: no ROCK-compatible API
 }
 
 func defaults() config {

@@ -3,10 +3,13 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/rbx-sandbox/rbx/server/rock"
 )
 
 // handlerFunc answers a request with a JSON document or an API error.
@@ -110,16 +113,25 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		start := now()
 		defer func() { s.met.observeRequest(r, sw.status, since(start)) }()
-		if s.cfg.token != "" && r.URL.Path != "/healthz" && !validToken(r.Header.Get("Authorization"), s.cfg.token) {
+		rockAPI, limit := s.isROCK(r), s.bodyLimit(r)
+		switch {
+		case rockAPI && s.cfg.token != "" && !rockAuthorized(r, s.cfg.token):
+			rock.WriteFailed(sw, "unauthorized", "missing or wrong bearer token (XRL-Authorization: Bearer TOKEN)")
+			return
+		case rockAPI && r.ContentLength > limit:
+			rock.WriteFailed(sw, "invalid parameter", fmt.Sprintf("request body of %d bytes over the %d-byte limit", r.ContentLength, limit))
+			return
+		}
+		if !rockAPI && s.cfg.token != "" && r.URL.Path != "/healthz" && !validToken(r.Header.Get("Authorization"), s.cfg.token) {
 			sw.Header().Set("WWW-Authenticate", `Bearer realm="rbx"`)
 			s.writeError(sw, apiErr(http.StatusUnauthorized, CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer TOKEN)"))
 			return
 		}
-		if r.ContentLength > s.cfg.maxBody {
-			s.writeError(sw, apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body of %d bytes over the %d-byte limit", r.ContentLength, s.cfg.maxBody))
+		if r.ContentLength > limit {
+			s.writeError(sw, apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body of %d bytes over the %d-byte limit", r.ContentLength, limit))
 			return
 		}
-		r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.maxBody)
+		r.Body = http.MaxBytesReader(sw, r.Body, limit)
 		next.ServeHTTP(sw, r)
 	})
 }

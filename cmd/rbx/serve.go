@@ -44,6 +44,7 @@ type serveOptions struct {
 	drain     time.Duration
 	refresh   bool
 	repeats   int
+	rock      rockFlags
 	rt        runtimeFlags
 	cur       curriculumFlags
 }
@@ -104,6 +105,7 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "on shutdown, how long in-flight requests may take before they are cancelled")
 	f.BoolVar(&o.refresh, "refresh-references", false, "adopt a successful policy episode shorter than the reference's suffix as the task's next reference version, after --refresh-repeats checks in fresh sandboxes (docs/reference-refresh.md)")
 	f.IntVar(&o.repeats, "refresh-repeats", 3, "with --refresh-references: how many fresh-sandbox replays and verifications a candidate reference must pass")
+	o.rock.register(cmd)
 	o.rt.register(cmd)
 	o.cur.register(cmd)
 	return cmd
@@ -125,6 +127,8 @@ func (o *serveOptions) validate() (token string, err error) {
 		return "", usageError("--state: expected a database path")
 	case o.repeats < 1:
 		return "", usageError("--refresh-repeats %d: expected ≥ 1", o.repeats)
+	case o.rock.validate() != nil:
+		return "", o.rock.validate()
 	case o.maxOpen < 1:
 		return "", usageError("--max-episodes %d: expected ≥ 1", o.maxOpen)
 	}
@@ -246,6 +250,9 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 		server.WithJournalDB(db.DB()), server.WithLogger(log), server.WithEvidenceInterval(o.evidence)}
 	if o.refresh {
 		opts = append(opts, server.WithReferenceRefresh(rt, o.repeats))
+	}
+	if o.rock.enabled {
+		opts = append(opts, o.rock.option(rt))
 	}
 	srv, err := server.New(ctx, rs, rp, eng, entries, opts...)
 	if err != nil {

@@ -53,6 +53,9 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"theta above theta-high", []string{"serve", "--tasks", dir, "--theta", "0.7"}, "theta 0.7 above theta-high 0.625"},
 		{"sprt outside (0, 1)", []string{"serve", "--tasks", dir, "--decision", "sprt", "--theta", "0.6", "--theta-high", "0.9", "--delta", "0.4"}, "theta 0.6 ± delta 0.4"},
 		{"posterior rule ignores delta", []string{"serve", "--tasks", dir, "--theta", "0.6", "--theta-high", "0.9", "--delta", "0.4", "--runtime", "local"}, "no task with a valid reference"},
+		{"bad rock network", []string{"serve", "--tasks", dir, "--rock-network", "host"}, "--rock-network"},
+		{"bad rock ttl", []string{"serve", "--tasks", dir, "--rock-ttl", "0s"}, "--rock-ttl"},
+		{"bad rock session idle", []string{"serve", "--tasks", dir, "--rock-session-idle", "-1s"}, "--rock-session-idle"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

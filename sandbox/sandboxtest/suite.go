@@ -81,6 +81,7 @@ func Run(t *testing.T, rt sandbox.Runtime, spec sandbox.Spec) {
 		{"List", s.testList},
 		{"RemoveTwice", s.testRemoveTwice},
 		{"Open", s.testOpen},
+		{"Terminal", s.testTerminal},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)
