@@ -230,7 +230,10 @@ class ServeTest(unittest.TestCase):
         self.assertEqual(learn[-1], 0)
         self.assertEqual(learn, sorted(learn, reverse=True), "learning moves towards the start")
         self.assertEqual(state["history"][-1]["k"], 0)
-        self.assertTrue(any(c["k"] == 0 and c["rate"] >= 0.625 for c in state["checkpoints"]))
+        # Mastered under the default posterior rule: at least 4 successes
+        # (--min-successes) in the window, whose rate is then at least θ.
+        self.assertTrue(any(c["k"] == 0 and c["successes"] >= 4 and c["rate"] >= state["theta"]
+                            for c in state["checkpoints"]), state["checkpoints"])
         print("\ncurriculum: error rate %.2f, mastery %d: solved after %d episodes; learn checkpoints %s"
               % (err, m, len(ks), sorted(set(learn), reverse=True)),
               file=sys.stderr)
