@@ -39,16 +39,20 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
-	id := newName()
-	opts, err := r.specOpts(img, spec, id)
-	if err != nil {
-		return nil, fmt.Errorf("create sandbox: %w", err)
-	}
 	lctx, done, err := r.cli.WithLease(ctx, leases.WithRandomID(), leases.WithExpiration(leaseTTL))
 	if err != nil {
 		return nil, fmt.Errorf("create sandbox: lease: %w", engineErr(err))
 	}
 	defer done(context.WithoutCancel(ctx))
+	ids, err := r.userIDs(lctx, img, spec.User)
+	if err != nil {
+		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, err)
+	}
+	id := newName()
+	opts, err := r.specOpts(img, spec, id, ids)
+	if err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
 	c, err := r.cli.NewContainer(lctx, id,
 		client.WithImage(img),
 		client.WithSnapshotter(r.snapshotter),
@@ -68,6 +72,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		}
 	}()
 	if err := sb.start(lctx); err != nil {
+		return nil, err
+	}
+	if err := sb.setupFiles(lctx, spec, img, ids); err != nil {
 		return nil, err
 	}
 	if spec.Mode == sandbox.ModeSession {
@@ -96,6 +103,21 @@ func (s *Sandbox) start(ctx context.Context) error {
 	s.task = t
 	if err := t.Start(ctx); err != nil {
 		return fmt.Errorf("start task: %w", engineErr(err))
+	}
+	return nil
+}
+
+// setupFiles prepares the filesystem of the started sandbox: a read-only
+// root's tmpfs get the image's content there (see seedWritable), a
+// writable root's workdir goes to the sandbox's user (see giveWorkdir).
+func (s *Sandbox) setupFiles(ctx context.Context, spec sandbox.Spec, img client.Image, ids *sandbox.UserIDs) error {
+	switch {
+	case spec.ReadOnlyRoot:
+		if err := s.seedWritable(ctx, img); err != nil {
+			return fmt.Errorf("seed the writable paths: %w", err)
+		}
+	case ids != nil:
+		return s.giveWorkdir(ctx, ids)
 	}
 	return nil
 }

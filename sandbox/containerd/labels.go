@@ -32,6 +32,11 @@ func (r *Runtime) labels(spec sandbox.Spec) map[string]string {
 		l[AnnotationPrefix+k] = v
 	}
 	l[AnnotationPrefix+sandbox.AnnotationWorkdir] = spec.Workdir
+	bound := sandbox.DiskBoundFileSize // see DiskBound
+	if spec.ReadOnlyRoot {
+		bound = sandbox.DiskBoundReadOnlyRoot
+	}
+	l[AnnotationPrefix+sandbox.AnnotationDiskBound] = string(bound)
 	return l
 }
 

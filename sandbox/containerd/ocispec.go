@@ -26,22 +26,14 @@ const initMount = "/sbin/docker-init"
 const cpuPeriod = 100_000
 
 // specOpts turns spec into the container's OCI spec options: the image's
-// config (user, env), the keep-alive main process, capabilities,
-// no-new-privileges, the default seccomp profile, resource limits and a
-// new, empty network namespace (only loopback) from the default spec.
-func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string) ([]oci.SpecOpts, error) {
+// config (user, env), the user ids resolved for spec.User (nil: the
+// image's), the keep-alive main process, capabilities, no-new-privileges,
+// the default seccomp profile, resource limits, a read-only root when
+// asked, and a new, empty network namespace (only loopback) from the
+// default spec.
+func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string, ids *sandbox.UserIDs) ([]oci.SpecOpts, error) {
 	if spec.Network != sandbox.NetworkNone {
-		return nil, fmt.Errorf("%w: network %q: the containerd backend has no networking (it would need CNI); use %q",
-			sandbox.ErrInvalidSpec, spec.Network, sandbox.NetworkNone)
-	}
-	// Refused rather than ignored: running as root, or with a writable
-	// root, is not what the task asked for.
-	if spec.User != "" {
-		return nil, fmt.Errorf("%w: user %q: the containerd backend runs as the image's user only; use the docker backend",
-			sandbox.ErrInvalidSpec, spec.User)
-	}
-	if spec.ReadOnlyRoot {
-		return nil, fmt.Errorf("%w: read_only_root: not supported by the containerd backend; use the docker backend", sandbox.ErrInvalidSpec)
+		return nil, fmt.Errorf("%w: network %q: %w", sandbox.ErrInvalidSpec, spec.Network, ErrNoCNI)
 	}
 	caps, err := capabilities(spec.CapAdd)
 	if err != nil {
@@ -56,6 +48,12 @@ func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string)
 		oci.WithCapabilities(caps),
 		oci.WithNoNewPrivileges,
 		seccomp.WithDefaultProfile(),
+	}
+	if ids != nil {
+		opts = append(opts, oci.WithUIDGID(uint32(ids.UID), uint32(ids.GID)))
+	}
+	if spec.ReadOnlyRoot {
+		opts = append(opts, readOnlyOpts(spec, ids)...)
 	}
 	if r.initPath != "" {
 		opts = append(opts, oci.WithMounts([]specs.Mount{{

@@ -44,6 +44,7 @@ type Runtime struct {
 	pull        sandbox.PullPolicy
 
 	importMu sync.Mutex // one import at a time: archives are large
+	users    sync.Map   // image digest + user -> *sandbox.UserIDs
 }
 
 type config struct {
