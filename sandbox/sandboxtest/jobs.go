@@ -29,7 +29,8 @@ func (s *suite) testBackgroundJobs(t *testing.T) {
 	time.Sleep(time.Second)
 	assert.Greater(t, ticks(), first+3, "the job ran between steps")
 	res := run(t, sb, cmd(`p=$(cat tick.pid); kill "$p"; wait "$p"; echo "status $?"`))
-	assert.Equal(t, "status 143\n", string(res.Output), "the job is the session's child")
+	// busybox sh reports the signal ("Terminated") before the status.
+	assert.True(t, strings.HasSuffix(string(res.Output), "status 143\n"), "the job is the session's child: %q", res.Output)
 	stopped := ticks()
 	time.Sleep(500 * time.Millisecond)
 	assert.Equal(t, stopped, ticks(), "the job is gone")
