@@ -35,6 +35,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}
 	ctx = r.ctx(ctx)
+	r.beat.Start(ctx) // before the first sandbox exists, so gc elsewhere sees a live owner
 	img, err := r.image(ctx, spec.Image)
 	if err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
