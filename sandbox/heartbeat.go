@@ -100,16 +100,30 @@ func (h *Heartbeat) beat(ctx context.Context) {
 	}
 }
 
-// Stop ends the beats. The record stays, and ages: Reap forgets it once it
-// is stale and its owner has no sandbox left.
-func (h *Heartbeat) Stop() {
-	started := false
-	h.once.Do(func() {}) // a Start after Stop does nothing
-	if h.cancel != nil {
-		h.cancel()
-		started = true
+// Stop ends the beats and reports whether they had started. The record
+// stays, and ages: Reap forgets it once it is stale and its owner has no
+// sandbox left.
+func (h *Heartbeat) Stop() bool {
+	h.once.Do(func() {}) // waits for a Start under way; a Start after Stop does nothing
+	if h.cancel == nil {
+		return false
 	}
-	if started {
-		<-h.done
+	h.cancel()
+	<-h.done
+	return true
+}
+
+// End stops the beats and, when the owner has no sandbox left in rt,
+// removes its record, so that a clean exit leaves nothing behind. An owner
+// that keeps sandboxes (rbx replay --keep) keeps its record, which ages
+// until Reap elsewhere may take the owner for dead.
+func (h *Heartbeat) End(ctx context.Context, rt Reapable) error {
+	if !h.Stop() {
+		return nil
 	}
+	left, err := rt.List(ctx, map[string]string{LabelManaged: "true", LabelOwner: h.owner})
+	if err != nil || len(left) > 0 {
+		return err
+	}
+	return h.store.ForgetHeartbeat(ctx, h.owner)
 }

@@ -160,3 +160,32 @@ func TestHeartbeat(t *testing.T) {
 	b, _ = rt.Heartbeats(context.Background())
 	assert.NotContains(t, b, "never_1_1", "a Start after Stop does nothing")
 }
+
+func TestHeartbeatEnd(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		started bool
+		owns    bool
+		forgot  bool
+	}{
+		{"clean exit: record removed", true, false, true},
+		{"kept sandboxes: record stays to age", true, true, false},
+		{"never started: nothing asked", false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := &beatRuntime{}
+			if tc.owns {
+				rt.infos = []sandbox.Info{info("kept", "me_1_1", time.Minute, sandbox.LabelKeep, "true"), info("other", "you_1_1", time.Minute)}
+			} else {
+				rt.infos = []sandbox.Info{info("other", "you_1_1", time.Minute)}
+			}
+			hb := sandbox.NewHeartbeat(rt, "me_1_1", time.Hour, slog.New(slog.DiscardHandler))
+			if tc.started {
+				hb.Start(ctx)
+			}
+			require.NoError(t, hb.End(ctx, rt))
+			assert.Equal(t, tc.forgot, len(rt.forgotten) == 1, "forgotten: %v", rt.forgotten)
+		})
+	}
+}

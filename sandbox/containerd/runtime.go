@@ -197,10 +197,17 @@ func (r *Runtime) Snapshotter() string { return r.snapshotter }
 // Client returns the containerd client.
 func (r *Runtime) Client() *client.Client { return r.cli }
 
+// closeTimeout bounds what Close asks the engine (the heartbeat's end).
+const closeTimeout = 5 * time.Second
+
 // Close closes the client connection and the image source; sandboxes are
 // left alone.
 func (r *Runtime) Close() error {
-	r.beat.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	if err := r.beat.End(ctx, r); err != nil {
+		r.log.Warn("end heartbeat", "owner", r.owner, "err", err)
+	}
+	cancel()
 	err := r.cli.Close()
 	if c, ok := r.images.(io.Closer); ok {
 		err = errors.Join(err, c.Close())

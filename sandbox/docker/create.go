@@ -65,6 +65,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}
+	r.beat.Start(ctx) // before the first sandbox exists, so gc elsewhere sees a live owner
 	if err := r.pullFor(ctx, spec.Image); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}

@@ -61,7 +61,9 @@ func (r *Runtime) copyDir(ctx context.Context, src, dst, dir string) error {
 	}
 	defer rc.Close()
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(stripTop(tar.NewReader(rc), tar.NewWriter(pw), path.Base(dir), engineFiles[dir])) }()
+	go func() {
+		pw.CloseWithError(stripTop(tar.NewReader(rc), tar.NewWriter(pw), path.Base(dir), engineFiles[dir]))
+	}()
 	err = r.cli.CopyToContainer(ctx, dst, dir, pr, container.CopyToContainerOptions{})
 	_ = pr.CloseWithError(err)
 	return engineErr(err)
