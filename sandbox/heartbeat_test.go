@@ -81,10 +81,12 @@ func (b *beatRuntime) ForgetHeartbeat(_ context.Context, owner string) error {
 func TestReapHeartbeats(t *testing.T) {
 	now := time.Now()
 	const stale, fresh, silent, gone = "stale_1_1", "fresh_2_2", "silent_3_3", "gone_4_4"
+	killed := deadOwner(t) // of this host: dead by /proc, its last beat fresh
 	newRT := func() *beatRuntime {
 		rt := &beatRuntime{beats: map[string]time.Time{
 			stale: now.Add(-10 * time.Minute), fresh: now.Add(-10 * time.Second),
 			gone: now.Add(-time.Hour), // no sandbox left: only its record
+			killed: now, sandbox.Owner: now.Add(-time.Hour),
 		}}
 		rt.infos = []sandbox.Info{
 			info("of-stale", stale, time.Hour), info("of-stale-kept", stale, time.Hour, sandbox.LabelKeep, "true"),
@@ -97,14 +99,14 @@ func TestReapHeartbeats(t *testing.T) {
 		removed, err := sandbox.Reap(context.Background(), rt)
 		require.NoError(t, err)
 		assert.Equal(t, []string{"of-stale"}, ids(removed), "a stale owner's, kept ones spared")
-		assert.Equal(t, []string{gone}, rt.forgotten, "the stale owner still owns a kept sandbox")
+		assert.Equal(t, sorted([]string{gone, killed}), sorted(rt.forgotten), "the stale owner still owns a kept sandbox; this process is alive")
 	})
 	t.Run("kept and a tighter bound", func(t *testing.T) {
 		rt := newRT()
 		removed, err := sandbox.Reap(context.Background(), rt, sandbox.WithKept(), sandbox.WithHeartbeatMaxAge(5*time.Second))
 		require.NoError(t, err)
 		assert.Equal(t, []string{"of-fresh", "of-stale", "of-stale-kept"}, sorted(ids(removed)))
-		assert.Equal(t, []string{fresh, gone, stale}, sorted(rt.forgotten))
+		assert.Equal(t, sorted([]string{fresh, gone, stale, killed}), sorted(rt.forgotten))
 	})
 	t.Run("dry run forgets nothing", func(t *testing.T) {
 		rt := newRT()

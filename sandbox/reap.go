@@ -106,7 +106,7 @@ func WithReapConcurrency(n int) ReapOption {
 // Pooled sandboxes (rbx.task=-, rbx.pool) are treated like any other. A
 // sandbox that vanished before its removal is skipped silently; other
 // failures are joined into the error, next to what was removed. When rt
-// keeps heartbeats (HeartbeatStore), the records of stale owners left with
+// keeps heartbeats (HeartbeatStore), the records of dead owners left with
 // no sandbox are removed too.
 func Reap(ctx context.Context, rt Reapable, opts ...ReapOption) ([]Info, error) {
 	c := reapConfig{limit: 4, maxAge: DefaultHeartbeatMaxAge, now: time.Now}
@@ -147,8 +147,9 @@ func Reap(ctx context.Context, rt Reapable, opts ...ReapOption) ([]Info, error) 
 	return removed, errors.Join(beatErr, err)
 }
 
-// forgetStale removes the heartbeat records of owners whose beat is stale
-// and who own none of infos but those removed: nothing needs them.
+// forgetStale removes the heartbeat records of dead owners (OwnerDead: a
+// gone process of this host, a stale beat elsewhere) who own none of
+// infos but those removed: nothing needs them.
 func (c *reapConfig) forgetStale(ctx context.Context, store HeartbeatStore, beats map[string]time.Time, infos, removed []Info) error {
 	gone := map[string]bool{}
 	for _, in := range removed {
@@ -162,7 +163,7 @@ func (c *reapConfig) forgetStale(ctx context.Context, store HeartbeatStore, beat
 	}
 	var errs []error
 	for owner, beat := range beats {
-		if owner == Owner || owns[owner] || c.now().Sub(beat) <= c.maxAge {
+		if owner == Owner || owns[owner] || !OwnerDead(owner, map[string]time.Time{owner: beat}, c.now(), c.maxAge) {
 			continue
 		}
 		if err := store.ForgetHeartbeat(ctx, owner); err != nil {
