@@ -85,7 +85,7 @@ func TestReapHeartbeats(t *testing.T) {
 	newRT := func() *beatRuntime {
 		rt := &beatRuntime{beats: map[string]time.Time{
 			stale: now.Add(-10 * time.Minute), fresh: now.Add(-10 * time.Second),
-			gone: now.Add(-time.Hour), // no sandbox left: only its record
+			gone:   now.Add(-time.Hour), // no sandbox left: only its record
 			killed: now, sandbox.Owner: now.Add(-time.Hour),
 		}}
 		rt.infos = []sandbox.Info{
