@@ -2,7 +2,6 @@ package containerd_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,42 +79,6 @@ func TestIntegrationUlimits(t *testing.T) {
 			assert.Equal(t, "4194304\n300\n", string(res.Output))
 		})
 	}
-}
-
-// TestIntegrationStepOOM: a step that allocates past the memory limit is
-// killed by the OOM killer; the result says so (or, if the OOM killer took
-// the whole container, a GoneError does) and the sandbox still works.
-func TestIntegrationStepOOM(t *testing.T) {
-	rt := newRuntime(t)
-	ctx := context.Background()
-	for _, mode := range modes {
-		t.Run(string(mode), func(t *testing.T) {
-			sb := newSandbox(t, rt, sandbox.Spec{Mode: mode, Limits: sandbox.Limits{MemoryBytes: 32 << 20}})
-			res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: "dd if=/dev/zero of=/dev/null bs=100M count=1", Timeout: 60 * time.Second})
-			var ge *sandbox.GoneError
-			if errors.As(err, &ge) {
-				assert.Equal(t, sandbox.CauseOOMKilled, ge.Cause, err.Error())
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, 137, res.ExitCode)
-			assert.True(t, res.OOMKilled, "the step was OOM-killed")
-
-			res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "echo alive; exit 137"})
-			require.NoError(t, err)
-			assert.Equal(t, "alive\n", string(res.Output))
-			assert.False(t, res.OOMKilled, "a later exit 137 without an OOM kill is not one")
-		})
-	}
-}
-
-// TestIntegrationPidsLimit: the pids limit stops a fork loop.
-func TestIntegrationPidsLimit(t *testing.T) {
-	rt := newRuntime(t)
-	sb := newSandbox(t, rt, sandbox.Spec{Mode: sandbox.ModeExec, Limits: sandbox.Limits{Pids: 16}})
-	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: "for i in $(seq 40); do sleep 5 & done 2>&1 | head -1; wait"})
-	require.NoError(t, err)
-	assert.Contains(t, strings.ToLower(string(res.Output)), "resource temporarily unavailable", string(res.Output))
 }
 
 // TestIntegrationGoneCauses: a container whose task is killed, or which is
