@@ -6,8 +6,12 @@ import (
 	"strings"
 )
 
-// UserIDs is the numeric user and group a Spec.User resolves to.
-type UserIDs struct{ UID, GID int }
+// UserIDs is the numeric user and group a Spec.User resolves to, with the
+// supplementary groups whose /etc/group entry lists the user by name.
+type UserIDs struct {
+	UID, GID int
+	Groups   []int
+}
 
 // NumericUser parses "uid:gid" (as NormalUser leaves a bare uid): no
 // lookup in the image is needed then.
@@ -39,6 +43,7 @@ func ResolveUser(spec, passwd, group string) (UserIDs, error) {
 		gid, err2 := strconv.Atoi(f[3])
 		if err1 == nil && err2 == nil {
 			ids.UID, ids.GID = uid, gid
+			ids.Groups = memberOf(f[0], group)
 			break
 		}
 	}
@@ -65,4 +70,22 @@ func ResolveUser(spec, passwd, group string) (UserIDs, error) {
 		}
 	}
 	return UserIDs{}, fmt.Errorf("no group %q in the image's /etc/group", g)
+}
+
+// memberOf returns the gids of the /etc/group entries listing name as a
+// member.
+func memberOf(name, group string) []int {
+	var gids []int
+	for _, line := range strings.Split(group, "\n") {
+		f := strings.Split(line, ":")
+		if len(f) < 4 {
+			continue
+		}
+		for _, m := range strings.Split(f[3], ",") {
+			if n, err := strconv.Atoi(f[2]); err == nil && strings.TrimSpace(m) == name {
+				gids = append(gids, n)
+			}
+		}
+	}
+	return gids
 }

@@ -11,16 +11,17 @@ import (
 
 func TestResolveUser(t *testing.T) {
 	const passwd = "root:x:0:0:root:/root:/bin/sh\nagent:x:1000:100::/home/agent:/bin/sh\nbroken:x:y:z\n"
-	const group = "root:x:0:\nusers:x:100:\nstaff:x:50:agent\n"
+	const group = "root:x:0:\nusers:x:100:\nstaff:x:50:agent\ndev:x:60:bob,agent\n"
 	for _, tc := range []struct {
 		spec     string
 		uid, gid int
+		groups   []int
 		err      string
 	}{
-		{spec: "agent", uid: 1000, gid: 100},
-		{spec: "agent:staff", uid: 1000, gid: 50},
-		{spec: "agent:7", uid: 1000, gid: 7},
-		{spec: "1000", uid: 1000, gid: 100},
+		{spec: "agent", uid: 1000, gid: 100, groups: []int{50, 60}},
+		{spec: "agent:staff", uid: 1000, gid: 50, groups: []int{50, 60}},
+		{spec: "agent:7", uid: 1000, gid: 7, groups: []int{50, 60}},
+		{spec: "1000", uid: 1000, gid: 100, groups: []int{50, 60}},
 		{spec: "2000", uid: 2000, gid: 2000},
 		{spec: "2000:staff", uid: 2000, gid: 50},
 		{spec: "root", uid: 0, gid: 0},
@@ -36,7 +37,7 @@ func TestResolveUser(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, sandbox.UserIDs{UID: tc.uid, GID: tc.gid}, ids)
+			assert.Equal(t, sandbox.UserIDs{UID: tc.uid, GID: tc.gid, Groups: tc.groups}, ids)
 		})
 	}
 }

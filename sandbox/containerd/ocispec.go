@@ -1,12 +1,15 @@
 package containerd
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/contrib/seccomp"
+	"github.com/containerd/containerd/v2/core/containers"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
@@ -50,7 +53,7 @@ func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string,
 		seccomp.WithDefaultProfile(),
 	}
 	if ids != nil {
-		opts = append(opts, oci.WithUIDGID(uint32(ids.UID), uint32(ids.GID)))
+		opts = append(opts, oci.WithUIDGID(uint32(ids.UID), uint32(ids.GID)), withGroups(ids.Groups))
 	}
 	if spec.ReadOnlyRoot {
 		opts = append(opts, readOnlyOpts(spec, ids)...)
@@ -122,4 +125,17 @@ func envList(env map[string]string) []string {
 	}
 	sort.Strings(l)
 	return l
+}
+
+// withGroups adds the user's supplementary groups, as Docker does for a
+// user named in the image's /etc/group.
+func withGroups(gids []int) oci.SpecOpts {
+	return func(_ context.Context, _ oci.Client, _ *containers.Container, s *oci.Spec) error {
+		for _, g := range gids {
+			if !slices.Contains(s.Process.User.AdditionalGids, uint32(g)) {
+				s.Process.User.AdditionalGids = append(s.Process.User.AdditionalGids, uint32(g))
+			}
+		}
+		return nil
+	}
 }
