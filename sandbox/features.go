@@ -9,6 +9,9 @@ type Features struct {
 	// NetworkIsolation: a sandbox with Network "none" has no interface but
 	// loopback and reaches nothing outside itself.
 	NetworkIsolation bool
+	// PrivateNetwork: Network "bridge" gives the sandbox an interface of
+	// its own with a route to the host's networks (through NAT).
+	PrivateNetwork bool
 	// ProcessIsolation: a sandbox's processes see no process of another
 	// sandbox or of the host, and absolute paths are the sandbox's own.
 	ProcessIsolation bool
@@ -28,7 +31,7 @@ type Features struct {
 
 // AllFeatures is what an isolating container backend gives.
 var AllFeatures = Features{
-	NetworkIsolation: true, ProcessIsolation: true, MemoryLimit: true, PidsLimit: true,
+	NetworkIsolation: true, PrivateNetwork: true, ProcessIsolation: true, MemoryLimit: true, PidsLimit: true,
 	FileSizeLimit: true, User: true, ReadOnlyRoot: true,
 }
 

@@ -34,6 +34,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}
+	if err := r.checkNetwork(spec.Network); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
 	ctx = r.ctx(ctx)
 	r.beat.Start(ctx) // before the first sandbox exists, so gc elsewhere sees a live owner
 	img, err := r.image(ctx, spec.Image)
@@ -50,9 +53,19 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, err)
 	}
 	id := newName()
-	opts, err := r.specOpts(img, spec, id, ids)
+	nsPath := ""
+	if spec.Network == sandbox.NetworkBridge {
+		if nsPath, err = r.setupNetwork(lctx, id); err != nil {
+			return nil, fmt.Errorf("create sandbox: network %s: %w", spec.Network, err)
+		}
+	}
+	opts, err := r.specOpts(img, spec, id, ids, nsPath)
 	if err != nil {
-		return nil, fmt.Errorf("create sandbox: %w", err)
+		return nil, fmt.Errorf("create sandbox: %w", errors.Join(err, r.dropNetwork(ctx, id, nsPath)))
+	}
+	labels := r.labels(spec)
+	if nsPath != "" {
+		labels[AnnotationPrefix+annotationNetNS] = nsPath
 	}
 	c, err := r.cli.NewContainer(lctx, id,
 		client.WithImage(img),
@@ -60,11 +73,11 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		client.WithNewSnapshot(id, img),
 		client.WithRuntime(runtimeName, nil),
 		client.WithNewSpec(opts...),
-		client.WithContainerLabels(r.labels(spec)),
+		client.WithContainerLabels(labels),
 	)
 	if err != nil {
 		r.removeLost(ctx, id)
-		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, engineErr(err))
+		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, errors.Join(engineErr(err), r.dropNetwork(ctx, id, nsPath)))
 	}
 	sb := newSandbox(r, c, spec)
 	defer func() {
@@ -121,6 +134,17 @@ func (s *Sandbox) setupFiles(ctx context.Context, spec sandbox.Spec, img client.
 		return s.giveWorkdir(ctx, ids)
 	}
 	return nil
+}
+
+// dropNetwork tears down the network of a sandbox whose create failed
+// before its container held it; nsPath "" means none.
+func (r *Runtime) dropNetwork(ctx context.Context, id, nsPath string) error {
+	if nsPath == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	return r.teardownNetwork(ctx, id, nsPath)
 }
 
 // removeLost removes the container id after a failed create: when ctx was

@@ -58,10 +58,44 @@ func TestIntegrationSpecRefused(t *testing.T) {
 	_, err := rt.Create(context.Background(), sandbox.Spec{Image: "rbx/does-not-exist:never"})
 	require.ErrorIs(t, err, sandbox.ErrImageMissing)
 	assert.Contains(t, err.Error(), "rbx/does-not-exist:never")
-	_, err = rt.Create(context.Background(), sandbox.Spec{Image: testImage, Network: sandbox.NetworkBridge})
+	_, err = rt.Create(context.Background(), sandbox.Spec{Image: testImage, Network: "my-net"})
 	require.ErrorIs(t, err, sandbox.ErrInvalidSpec, "refused, never run without the network asked for")
 	require.ErrorIs(t, err, containerd.ErrNoCNI)
-	assert.Contains(t, err.Error(), "CNI")
+	assert.Contains(t, err.Error(), `"none" and "bridge" only`)
+}
+
+// TestIntegrationBridgeWithoutCNI: without the CNI plugins, a bridged
+// sandbox is refused, naming the directories searched and the package.
+func TestIntegrationBridgeWithoutCNI(t *testing.T) {
+	old := containerd.CNIBinDirs
+	containerd.CNIBinDirs = []string{t.TempDir()}
+	t.Cleanup(func() { containerd.CNIBinDirs = old })
+	rt := newRuntime(t)
+	assert.False(t, rt.Features().PrivateNetwork)
+	_, err := rt.Create(context.Background(), sandbox.Spec{Image: testImage, Network: sandbox.NetworkBridge})
+	require.ErrorIs(t, err, sandbox.ErrInvalidSpec)
+	require.ErrorIs(t, err, containerd.ErrNoCNI)
+	assert.Contains(t, err.Error(), containerd.CNIBinDirs[0]+" lacks bridge, host-local, loopback")
+	assert.Contains(t, err.Error(), "containernetworking-plugins")
+}
+
+// TestIntegrationBridgeRemovedElsewhere: a bridged sandbox removed by
+// another runtime (as `rbx gc` would) loses its network namespace and its
+// address with it.
+func TestIntegrationBridgeRemovedElsewhere(t *testing.T) {
+	rt := newRuntime(t)
+	if !rt.Features().PrivateNetwork {
+		t.Skip("no CNI plugins (apt-get install containernetworking-plugins)")
+	}
+	sb := newSandbox(t, rt, sandbox.Spec{Mode: sandbox.ModeExec, Network: sandbox.NetworkBridge})
+	infos, err := rt.List(context.Background(), map[string]string{"rbx.test": sandbox.LabelValue(t.Name())})
+	require.NoError(t, err)
+	require.Len(t, infos, 1)
+	ns := infos[0].Annotations["rbx.netns"]
+	require.FileExists(t, ns)
+	other := newRuntime(t)
+	require.NoError(t, other.Remove(context.Background(), sb.ID()))
+	assert.NoFileExists(t, ns, "the network namespace went with the sandbox")
 }
 
 // TestIntegrationUlimits: a policy writing without bound stops at the file

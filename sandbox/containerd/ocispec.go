@@ -32,12 +32,9 @@ const cpuPeriod = 100_000
 // config (user, env), the user ids resolved for spec.User (nil: the
 // image's), the keep-alive main process, capabilities, no-new-privileges,
 // the default seccomp profile, resource limits, a read-only root when
-// asked, and a new, empty network namespace (only loopback) from the
-// default spec.
-func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string, ids *sandbox.UserIDs) ([]oci.SpecOpts, error) {
-	if spec.Network != sandbox.NetworkNone {
-		return nil, fmt.Errorf("%w: network %q: %w", sandbox.ErrInvalidSpec, spec.Network, ErrNoCNI)
-	}
+// asked, and the network namespace at nsPath (the bridge's; "" means a
+// new, empty one: only loopback).
+func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string, ids *sandbox.UserIDs, nsPath string) ([]oci.SpecOpts, error) {
 	caps, err := capabilities(spec.CapAdd)
 	if err != nil {
 		return nil, err
@@ -57,6 +54,9 @@ func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string,
 	}
 	if spec.ReadOnlyRoot {
 		opts = append(opts, readOnlyOpts(spec, ids)...)
+	}
+	if nsPath != "" {
+		opts = append(opts, netnsOpts(nsPath)...)
 	}
 	if r.initPath != "" {
 		opts = append(opts, oci.WithMounts([]specs.Mount{{

@@ -47,6 +47,7 @@ type Runtime struct {
 	importMu sync.Mutex         // one import at a time: archives are large
 	users    sync.Map           // image digest + user -> *sandbox.UserIDs
 	beat     *sandbox.Heartbeat // started by the first Create
+	net      cniNet             // the bridge network, loaded on first use
 }
 
 type config struct {

@@ -93,6 +93,7 @@ func Run(t *testing.T, rt sandbox.Runtime, spec sandbox.Spec) {
 		{"MemoryLimit", s.testMemoryLimit},
 		{"FileSizeLimit", s.testFileSizeLimit},
 		{"NoNetwork", s.testNoNetwork},
+		{"BridgeNetwork", s.testBridgeNetwork},
 		{"User", s.testUser},
 		{"ReadOnlyRoot", s.testReadOnlyRoot},
 		{"ReadOnlyRootSeeded", s.testReadOnlyRootSeeded},
