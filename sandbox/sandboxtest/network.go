@@ -20,7 +20,33 @@ func (s *suite) testNoNetwork(t *testing.T) {
 	sb := s.create(t, s.specFor(sandbox.ModeExec))
 	res := runOK(t, sb, "ls /sys/class/net")
 	assert.Equal(t, "lo\n", string(res.Output), "interfaces")
+	res = run(t, sb, cmd(fetch(t, sb, hostServer(t))))
+	assert.NotContains(t, string(res.Output), "reached", "the sandbox reached the host")
+}
 
+// testBridgeNetwork: Network "bridge" gives the sandbox an interface
+// besides loopback and a route to a server on one of the host's addresses.
+func (s *suite) testBridgeNetwork(t *testing.T) {
+	s.need(t, s.feats.PrivateNetwork, "PrivateNetwork")
+	addr := hostServer(t)
+	for _, mode := range modes {
+		t.Run(string(mode), func(t *testing.T) {
+			spec := s.specFor(mode)
+			spec.Network = sandbox.NetworkBridge
+			sb := s.create(t, spec)
+			res := runOK(t, sb, "ls /sys/class/net | grep -vx lo | wc -l | tr -d ' '")
+			assert.Equal(t, "1\n", string(res.Output), "one interface besides lo")
+			res = run(t, sb, cmd(fetch(t, sb, addr)))
+			assert.Contains(t, string(res.Output), "reached", "the sandbox reaches the host")
+		})
+	}
+}
+
+// hostServer starts an HTTP server answering "reached" on a non-loopback
+// address of the host, checks that the host reaches it, and returns its
+// address; without such an address the test is skipped.
+func hostServer(t *testing.T) net.Addr {
+	t.Helper()
 	ip := hostAddr(t)
 	if ip == "" {
 		t.Skip("the host has no non-loopback IPv4 address to listen on")
@@ -35,9 +61,7 @@ func (s *suite) testNoNetwork(t *testing.T) {
 	resp, err := direct.Get(srv.URL)
 	require.NoError(t, err, "the host reaches its own server")
 	_ = resp.Body.Close()
-
-	res = run(t, sb, cmd(fetch(t, sb, l.Addr())))
-	assert.NotContains(t, string(res.Output), "reached", "the sandbox reached the host")
+	return l.Addr()
 }
 
 // fetch returns a command that sends an HTTP request to addr and prints
@@ -63,31 +87,4 @@ func hostAddr(t *testing.T) string {
 		}
 	}
 	return ""
-}
-
-// testBridgeNetwork: Network "bridge" gives the sandbox an interface
-// besides loopback and a route to a server on one of the host's addresses.
-func (s *suite) testBridgeNetwork(t *testing.T) {
-	s.need(t, s.feats.PrivateNetwork, "PrivateNetwork")
-	ip := hostAddr(t)
-	if ip == "" {
-		t.Skip("the host has no non-loopback IPv4 address to listen on")
-	}
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	require.NoError(t, err)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("reached")) }))
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(srv.Close)
-	for _, mode := range modes {
-		t.Run(string(mode), func(t *testing.T) {
-			spec := s.specFor(mode)
-			spec.Network = sandbox.NetworkBridge
-			sb := s.create(t, spec)
-			res := runOK(t, sb, "ls /sys/class/net | grep -vx lo | wc -l | tr -d ' '")
-			assert.Equal(t, "1\n", string(res.Output), "one interface besides lo")
-			res = run(t, sb, cmd(fetch(t, sb, l.Addr())))
-			assert.Contains(t, string(res.Output), "reached", "the sandbox reaches the host")
-		})
-	}
 }
