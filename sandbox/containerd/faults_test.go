@@ -10,6 +10,7 @@ import (
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/containerd"
@@ -75,7 +76,7 @@ func TestIntegrationBridgeWithoutCNI(t *testing.T) {
 	_, err := rt.Create(context.Background(), sandbox.Spec{Image: testImage, Network: sandbox.NetworkBridge})
 	require.ErrorIs(t, err, sandbox.ErrInvalidSpec)
 	require.ErrorIs(t, err, containerd.ErrNoCNI)
-	assert.Contains(t, err.Error(), containerd.CNIBinDirs[0]+" lacks bridge, host-local, loopback")
+	assert.Contains(t, err.Error(), containerd.CNIBinDirs[0]+" lacks bridge, host-local, firewall, loopback")
 	assert.Contains(t, err.Error(), "containernetworking-plugins")
 }
 
@@ -161,5 +162,67 @@ func TestIntegrationGoneCauses(t *testing.T) {
 				assert.Equal(t, sb.ID(), ge.ID)
 			})
 		}
+	}
+}
+
+// TestIntegrationBridgeConcurrent: bridged sandboxes created at once get
+// addresses of their own on rbx's subnet and reach each other; removing
+// them leaves no network namespace behind.
+func TestIntegrationBridgeConcurrent(t *testing.T) {
+	rt := newRuntime(t)
+	if !rt.Features().PrivateNetwork {
+		t.Skip("no CNI plugins (apt-get install containernetworking-plugins)")
+	}
+	const n = 4
+	sbs := make([]sandbox.Sandbox, n)
+	var g errgroup.Group
+	for i := range sbs {
+		g.Go(func() error {
+			var err error
+			sbs[i], err = rt.Create(context.Background(), sandbox.Spec{Image: testImage, Mode: sandbox.ModeExec, Network: sandbox.NetworkBridge,
+				Labels: map[string]string{"rbx.test": sandbox.LabelValue(t.Name())}})
+			return err
+		})
+	}
+	err := g.Wait()
+	var paths []string
+	t.Cleanup(func() { // after the removals below (cleanups run last first)
+		for _, p := range paths {
+			assert.NoFileExists(t, p, "network namespace left behind")
+		}
+	})
+	for _, sb := range sbs {
+		if sb != nil {
+			infos, lerr := rt.List(context.Background(), map[string]string{"rbx.test": sandbox.LabelValue(t.Name())})
+			require.NoError(t, lerr)
+			for _, in := range infos {
+				if in.ID == sb.ID() {
+					paths = append(paths, in.Annotations["rbx.netns"])
+				}
+			}
+			t.Cleanup(func() { assert.NoError(t, sb.Remove(context.Background())) })
+		}
+	}
+	require.NoError(t, err)
+	addrs := map[string]bool{}
+	for _, sb := range sbs {
+		res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: "ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1"})
+		require.NoError(t, err)
+		ip := strings.TrimSpace(string(res.Output))
+		assert.True(t, strings.HasPrefix(ip, "10.213."), "on rbx's subnet: %q", ip)
+		addrs[ip] = true
+	}
+	assert.Len(t, addrs, n, "one address each")
+	// Each serves its own address over HTTP; the first fetches them all.
+	for _, sb := range sbs {
+		res, err := sb.Exec(context.Background(), sandbox.ExecRequest{
+			Command: "mkdir -p /tmp/www && ip -4 -o addr show eth0 | awk '{print $4}' | cut -d/ -f1 > /tmp/www/index.html && httpd -p 8000 -h /tmp/www"})
+		require.NoError(t, err)
+		require.Zero(t, res.ExitCode, string(res.Output))
+	}
+	for ip := range addrs {
+		res, err := sbs[0].Exec(context.Background(), sandbox.ExecRequest{Command: `printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 5 ` + ip + " 8000"})
+		require.NoError(t, err)
+		assert.True(t, strings.HasSuffix(string(res.Output), ip+"\n"), "reaches %s: %q", ip, res.Output)
 	}
 }

@@ -28,8 +28,10 @@ var ErrNoCNI = errors.New("no CNI network for it")
 // upstream location, then Debian's (package containernetworking-plugins).
 var CNIBinDirs = []string{"/opt/cni/bin", "/usr/lib/cni"}
 
-// cniPlugins are the plugins the bridge network needs.
-var cniPlugins = []string{"bridge", "host-local", "loopback"}
+// cniPlugins are the plugins the bridge network needs;
+// firewall lets the sandbox's traffic through the FORWARD chain, whose
+// policy Docker Engine sets to DROP.
+var cniPlugins = []string{"bridge", "host-local", "firewall", "loopback"}
 
 // The bridge network rbx's sandboxes share: a Linux bridge of its own with
 // NAT to the host's networks, like Docker's default bridge. Its subnet and
@@ -45,7 +47,8 @@ const (
 	cniConfList     = `{"cniVersion": "1.0.0", "name": "rbx-bridge", "plugins": [{
   "type": "bridge", "bridge": "` + bridgeName + `", "isGateway": true, "ipMasq": true, "hairpinMode": true,
   "ipam": {"type": "host-local", "ranges": [[{"subnet": "` + cniSubnet + `"}]],
-           "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "` + cniDataDir + `"}}]}`
+           "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "` + cniDataDir + `"}},
+  {"type": "firewall"}]}`
 )
 
 // cniNet is the loaded bridge network, shared by the runtime's sandboxes.
