@@ -53,8 +53,40 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, err)
 	}
 	id := newName()
+	c, err := r.newContainer(ctx, lctx, img, spec, id, ids)
+	if err != nil {
+		return nil, err
+	}
+	sb := newSandbox(r, c, spec)
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("create sandbox %s: %w", id, errors.Join(err, sb.Remove(ctx)))
+		}
+	}()
+	if err := sb.start(lctx); err != nil {
+		return nil, err
+	}
+	if err := sb.setupFiles(lctx, spec, img, ids); err != nil {
+		return nil, err
+	}
+	if spec.Mode == sandbox.ModeSession {
+		sess, err := sb.openSession(ctx)
+		if err != nil {
+			return nil, err
+		}
+		sb.sess = sess
+	}
+	r.log.Debug("created sandbox", "id", id, "image", spec.Image, "mode", spec.Mode)
+	return sb, nil
+}
+
+// newContainer creates container id for spec from img, on the bridge
+// network when spec asks for it, under the lease of lctx; on failure it
+// leaves nothing behind.
+func (r *Runtime) newContainer(ctx, lctx context.Context, img client.Image, spec sandbox.Spec, id string, ids *sandbox.UserIDs) (client.Container, error) {
 	nsPath := ""
 	if spec.Network == sandbox.NetworkBridge {
+		var err error
 		if nsPath, err = r.setupNetwork(lctx, id); err != nil {
 			return nil, fmt.Errorf("create sandbox: network %s: %w", spec.Network, err)
 		}
@@ -79,27 +111,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		r.removeLost(ctx, id)
 		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, errors.Join(engineErr(err), r.dropNetwork(ctx, id, nsPath)))
 	}
-	sb := newSandbox(r, c, spec)
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("create sandbox %s: %w", id, errors.Join(err, sb.Remove(ctx)))
-		}
-	}()
-	if err := sb.start(lctx); err != nil {
-		return nil, err
-	}
-	if err := sb.setupFiles(lctx, spec, img, ids); err != nil {
-		return nil, err
-	}
-	if spec.Mode == sandbox.ModeSession {
-		sess, err := sb.openSession(ctx)
-		if err != nil {
-			return nil, err
-		}
-		sb.sess = sess
-	}
-	r.log.Debug("created sandbox", "id", id, "image", spec.Image, "mode", spec.Mode)
-	return sb, nil
+	return c, nil
 }
 
 // start creates and starts the container's task (no I/O: the main process
