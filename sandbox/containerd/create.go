@@ -62,6 +62,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, engineErr(err))
 	}
 	sb := newSandbox(r, c, spec)
+	sb.imageID = img.Target().Digest.String()
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("create sandbox %s: %w", id, errors.Join(err, sb.Remove(ctx)))
