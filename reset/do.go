@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/prefix"
 	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -39,6 +41,32 @@ type Episode struct {
 	Run     *replayer.Run
 	Report  *replayer.Report
 	K       int
+	// Cached is how many steps of [0, K) came from the prefix cache (their
+	// results in Report are those of the live replay the state was
+	// captured from); Cache says how the cache served this reset.
+	Cached int
+	Cache  CacheUse
+	// Timings split the reset's time.
+	Timings Timings
+}
+
+// CacheUse is how a reset used the prefix cache.
+type CacheUse string
+
+// Cache uses.
+const (
+	CacheOff    CacheUse = ""       // no cache, or k = 0
+	CacheHit    CacheUse = "hit"    // state restored, [Cached, K) replayed live
+	CacheBuilt  CacheUse = "built"  // [0, Cached) replayed live and captured for later resets
+	CacheBypass CacheUse = "bypass" // nothing reusable: replayed live
+)
+
+// Timings say where a reset's time went (summed over attempts).
+type Timings struct {
+	// PoolWait is the time Acquire took; Apply restoring a cached state;
+	// Replay replaying steps live; Build probing and capturing a state for
+	// the cache (on a miss, inside the replay of its prefix).
+	PoolWait, Apply, Replay, Build time.Duration
 }
 
 // Reset returns an episode at checkpoint k of traj: a warm sandbox of the
@@ -51,19 +79,22 @@ func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 	if err := replayer.CheckCheckpoint(traj, k); err != nil {
 		return ep, &Error{Task: tk.ID, K: k, Err: err}
 	}
-	p, err := r.poolFor(tk)
+	p, digest, err := r.poolAndDigest(tk)
 	if err != nil {
 		return ep, &Error{Task: tk.ID, K: k, Err: err}
 	}
 	ctx, cancel := context.WithTimeout(ctx, tk.EpisodeTimeout())
 	defer cancel()
+	applyRetried := false
 	for attempt := 1; ; attempt++ {
+		start := time.Now()
 		sb, aerr := p.Acquire(ctx)
+		ep.Timings.PoolWait += time.Since(start)
 		if aerr != nil {
 			return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: aerr}
 		}
-		run := r.rp.Start(sb, tk, traj)
-		ep.Report, err = run.To(ctx, k)
+		var run *replayer.Run
+		run, err = r.replay(ctx, digest, sb, tk, traj, k, ep)
 		if err == nil {
 			r.mu.Lock()
 			if r.closed { // closed while we replayed: do not hand out
@@ -77,6 +108,12 @@ func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 			return ep, nil
 		}
 		p.Discard(sb)
+		if prefix.IsApplyError(err) && !applyRetried && ctx.Err() == nil {
+			// The entry is dropped: the next attempt replays live.
+			applyRetried = true
+			attempt--
+			continue
+		}
 		if !Retryable(err) || attempt > r.cfg.retries || ctx.Err() != nil {
 			return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: err}
 		}

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/prefix"
 	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -30,7 +31,10 @@ type Resetter struct {
 	cfg    config
 	mu     sync.Mutex
 	pools  map[string]*pool.Pool
-	out    map[string]handed // sandboxes handed out, by id
+	// digests are the prefix cache's task digests, by pool key.
+	digests map[string]string
+	out     map[string]handed // sandboxes handed out, by id
+	noImage sync.Once         // logged: the backend reports no image id
 	closed bool
 }
 
@@ -38,6 +42,7 @@ type config struct {
 	retries  int
 	poolOpts []pool.Option
 	log      *slog.Logger
+	cache    *prefix.Cache
 }
 
 // Option configures a Resetter.
@@ -62,6 +67,14 @@ func WithPoolOptions(opts ...pool.Option) Option {
 	return func(c *config) error { c.poolOpts = append(c.poolOpts, opts...); return nil }
 }
 
+// WithPrefixCache reuses the state after the longest reusable prefix of
+// [0, k) from c and replays only the rest live (default: none, every reset
+// replays [0, k) live). prefilter, which must prove that replay works,
+// does not use it.
+func WithPrefixCache(c *prefix.Cache) Option {
+	return func(cfg *config) error { cfg.cache = c; return nil }
+}
+
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }
 
@@ -73,7 +86,7 @@ func New(rt pool.Creator, rp *replayer.Replayer, opts ...Option) (*Resetter, err
 			return nil, err
 		}
 	}
-	return &Resetter{rt: rt, rp: rp, cfg: cfg, pools: map[string]*pool.Pool{}, out: map[string]handed{}}, nil
+	return &Resetter{rt: rt, rp: rp, cfg: cfg, pools: map[string]*pool.Pool{}, digests: map[string]string{}, out: map[string]handed{}}, nil
 }
 
 // Key identifies a task's pool: its id and everything that shapes its
@@ -96,23 +109,37 @@ func (r *Resetter) Warm(tk *task.Task) error {
 }
 
 func (r *Resetter) poolFor(tk *task.Task) (*pool.Pool, error) {
+	p, _, err := r.poolAndDigest(tk)
+	return p, err
+}
+
+// poolAndDigest returns the task's pool and its prefix cache digest ("" when
+// the cache is off or the task's files cannot be read).
+func (r *Resetter) poolAndDigest(tk *task.Task) (*pool.Pool, string, error) {
 	key := Key(tk)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, pool.ErrClosed
+		return nil, "", pool.ErrClosed
 	}
 	if p, ok := r.pools[key]; ok {
-		return p, nil
+		return p, r.digests[key], nil
 	}
 	tmpl := pool.Template{Key: key, Spec: provision.Spec(tk),
 		Prepare: func(ctx context.Context, sb sandbox.Sandbox) error { return provision.Prepare(ctx, sb, tk) }}
 	p, err := pool.New(r.rt, tmpl, append([]pool.Option{pool.WithLogger(r.cfg.log)}, r.cfg.poolOpts...)...)
 	if err != nil {
-		return nil, fmt.Errorf("pool for task %q: %w", tk.ID, err)
+		return nil, "", fmt.Errorf("pool for task %q: %w", tk.ID, err)
 	}
 	r.pools[key] = p
-	return p, nil
+	if r.cfg.cache != nil {
+		d, err := taskDigest(key, tk)
+		if err != nil {
+			r.cfg.log.Warn("prefix cache off for this task: its files cannot be read", "task", tk.ID, "err", err)
+		}
+		r.digests[key] = d
+	}
+	return p, r.digests[key], nil
 }
 
 // Stats returns every pool's counters.
@@ -148,5 +175,11 @@ func (r *Resetter) Close(ctx context.Context) error {
 	for _, p := range pools {
 		errs = append(errs, p.Close(ctx))
 	}
+	if r.cfg.cache != nil {
+		r.cfg.cache.Close()
+	}
 	return errors.Join(errs...)
 }
+
+// PrefixCache returns the prefix cache resets use, nil when off.
+func (r *Resetter) PrefixCache() *prefix.Cache { return r.cfg.cache }

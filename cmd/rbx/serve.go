@@ -41,6 +41,7 @@ type serveOptions struct {
 	drain     time.Duration
 	refresh   bool
 	repeats   int
+	prefix    prefixFlags
 	rt        runtimeFlags
 }
 
@@ -95,6 +96,7 @@ GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "on shutdown, how long in-flight requests may take before they are cancelled")
 	f.BoolVar(&o.refresh, "refresh-references", false, "adopt a successful policy episode shorter than the reference's suffix as the task's next reference version, after --refresh-repeats checks in fresh sandboxes (docs/reference-refresh.md)")
 	f.IntVar(&o.repeats, "refresh-repeats", 3, "with --refresh-references: how many fresh-sandbox replays and verifications a candidate reference must pass")
+	o.prefix.register(f)
 	o.rt.register(cmd)
 	return cmd
 }
@@ -170,7 +172,11 @@ func newServeResetter(rt pool.Creator, o *serveOptions, log *slog.Logger) (*repl
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --compare: %w", errUsage, err)
 	}
-	rs, err := reset.New(rt, rp, reset.WithPoolOptions(pool.WithSize(o.pool)), reset.WithLogger(log))
+	cache, err := o.prefix.options(log)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := reset.New(rt, rp, append(cache, reset.WithPoolOptions(pool.WithSize(o.pool)), reset.WithLogger(log))...)
 	return rp, rs, err
 }
 
@@ -234,7 +240,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	}
 	ln, url, err := o.listen(tc)
 	if err == nil {
-		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.state)
+		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, prefix cache %s, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.prefix.mode, o.state)
 		fmt.Fprintf(s.Out, "listening on %s\n", url)
 		err = server.Listen(ctx, ln, srv.Handler(), o.drain)
 	}
