@@ -21,11 +21,15 @@ type Stepper interface {
 // caller, whose reset replays the prefix anyway; the other callers of the
 // key wait for it.
 type Build struct {
-	c    *Cache
-	plan Plan
-	done chan struct{}
-	once sync.Once
+	c     *Cache
+	plan  Plan
+	done  chan struct{}
+	once  sync.Once
+	entry *Entry
 }
+
+// Entry is the entry Run stored, nil when it stored none.
+func (b *Build) Entry() *Entry { return b.entry }
 
 // Run replays [0, J) with run in sb — a fresh sandbox of the template,
 // with a session shell when sessionMode — probing for background
@@ -68,7 +72,8 @@ func (b *Build) Run(ctx context.Context, sb Sandbox, sessionMode bool, traj *tra
 	for _, r := range reps {
 		steps = append(steps, r.Steps...)
 	}
-	b.c.store(&Entry{Key: b.plan.Key, State: st, Steps: steps, Vars: run.Vars(), Created: b.c.cfg.now(), size: st.Size()})
+	b.entry = &Entry{Key: b.plan.Key, State: st, Steps: steps, Vars: run.Vars(), Created: b.c.cfg.now(), size: st.Size()}
+	b.c.store(b.entry)
 	return reps, nil
 }
 

@@ -144,6 +144,26 @@ func (c *Cache) Lookup(ctx context.Context, p Plan) (*Entry, *Build, error) {
 	}
 }
 
+// Hit counts a reset served from e by a sandbox the caller restored
+// ahead of time (a staged sandbox); false when e is past the age bound and
+// must not be served any more.
+func (c *Cache) Hit(e *Entry) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || !c.fresh(e.Created) {
+		return false
+	}
+	c.st.hits++
+	return true
+}
+
+// Fresh reports whether e is within the age bound.
+func (c *Cache) Fresh(e *Entry) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.closed && c.fresh(e.Created)
+}
+
 // Bypass counts a reset that could take nothing from the cache.
 func (c *Cache) Bypass() {
 	c.mu.Lock()

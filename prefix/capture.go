@@ -24,6 +24,9 @@ type Source struct {
 	shell   *shellState
 	roots   []string
 	exclude map[string]bool
+	// uid, gid and umask are the shell's: what a file it creates gets.
+	uid, gid int
+	umask    uint32
 }
 
 // Begin records what the fresh sandbox sb is like before step 0: its
@@ -49,6 +52,10 @@ func Begin(ctx context.Context, sb Sandbox, sessionMode bool) (*Source, error) {
 		case "T":
 			if src.t0, err = strconv.ParseInt(arg, 10, 64); err != nil {
 				return nil, fmt.Errorf("prefix source: clock %q: %w", arg, err)
+			}
+		case "U":
+			if _, err := fmt.Sscanf(arg, "%d %d %o", &src.uid, &src.gid, &src.umask); err != nil {
+				return nil, fmt.Errorf("prefix source: user %q: %w", arg, err)
 			}
 		}
 	}

@@ -32,13 +32,17 @@ for d in /proc/[0-9]*; do
 done`
 
 // mountsScript prints the writable mount points to scan ("R dir") and the
-// file mounts to leave out ("X file"), from the sandbox's mount table.
+// file mounts to leave out ("X file"), from the sandbox's mount table; the
+// tools the cache needs that are missing ("M tool"); the shell's user,
+// group and umask ("U uid gid umask"); and the clock ("T seconds").
 const mountsScript = `while read -r _ m t o _; do
   case $m in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue;; esac
   case ",$o," in *,ro,*) continue;; esac
   if [ -d "$m" ]; then printf 'R %s\n' "$m"; else printf 'X %s\n' "$m"; fi
 done < /proc/self/mounts
 for t in tar gzip base64 find dd; do command -v $t >/dev/null 2>&1 || printf 'M %s\n' $t; done
+while read -r k a _; do case $k in Uid:) u=$a;; Gid:) g=$a;; esac; done < /proc/self/status
+printf 'U %s %s %s\n' "$u" "$g" "$(umask)"
 printf 'T '; date +%s`
 
 // scanScript (args: the output file, then the roots) writes a gzipped

@@ -28,6 +28,9 @@ const argBatch = 256 << 10
 type State struct {
 	Delete   []string
 	Archives [][]byte
+	// Writes replace Archives when the shell can write every file itself
+	// (builtinWrites).
+	Writes []fileWrite
 	// Paths counts the archived paths.
 	Paths int
 	// Shell is nil in exec mode.
@@ -42,6 +45,9 @@ func (st *State) Size() int64 {
 	}
 	for _, p := range st.Delete {
 		n += int64(len(p))
+	}
+	for _, w := range st.Writes {
+		n += int64(len(w.Path) + len(w.Data))
 	}
 	if st.Shell != nil {
 		n += int64(len(st.Shell.Restore) + len(st.Shell.Options))
@@ -80,6 +86,9 @@ func (src *Source) Capture(ctx context.Context, base listing, step int, maxBytes
 			return nil, err
 		}
 		st.Archives = append(st.Archives, a)
+	}
+	if ws, ok := src.builtinWrites(st.Archives, st.Delete, base); ok {
+		st.Writes, st.Archives = ws, nil
 	}
 	if src.session {
 		dj, err := dumpShell(ctx, src.sb)
@@ -164,6 +173,7 @@ func (st *State) Apply(ctx context.Context, sb Sandbox) error {
 		staged = append(staged, f)
 		fmt.Fprintf(&b, extract+" || __rbx_e=1; command rm -f %s\n", f, f)
 	}
+	b.WriteString(writeScript(st.Writes))
 	b.WriteString("printf '\\036E %s\\n' \"$__rbx_e\"; unset __rbx_e\n")
 	if st.Shell != nil {
 		b.WriteString(st.Shell.Restore + dumpScript + "\n" + st.Shell.Options + "\n")

@@ -46,6 +46,8 @@ type Episode struct {
 	// captured from); Cache says how the cache served this reset.
 	Cached int
 	Cache  CacheUse
+	// Staged: the sandbox was restored ahead of the reset (WithStaging).
+	Staged bool
 	// Timings split the reset's time.
 	Timings Timings
 }
@@ -79,22 +81,30 @@ func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 	if err := replayer.CheckCheckpoint(traj, k); err != nil {
 		return ep, &Error{Task: tk.ID, K: k, Err: err}
 	}
-	p, digest, err := r.poolAndDigest(tk)
+	tp, err := r.taskPool(tk)
 	if err != nil {
 		return ep, &Error{Task: tk.ID, K: k, Err: err}
 	}
+	p := tp.pool
 	ctx, cancel := context.WithTimeout(ctx, tk.EpisodeTimeout())
 	defer cancel()
 	applyRetried := false
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		sb, aerr := p.Acquire(ctx)
-		ep.Timings.PoolWait += time.Since(start)
-		if aerr != nil {
-			return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: aerr}
-		}
 		var run *replayer.Run
-		run, err = r.replay(ctx, digest, sb, tk, traj, k, ep)
+		sb, staged := r.takeStaged(ctx, tp, tk, traj, k)
+		if sb != nil {
+			ep.Timings.PoolWait += time.Since(start)
+			run, err = r.fromStaged(ctx, staged, sb, tk, traj, k, ep)
+		} else {
+			var aerr error
+			sb, aerr = p.Acquire(ctx)
+			ep.Timings.PoolWait += time.Since(start)
+			if aerr != nil {
+				return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: aerr}
+			}
+			run, err = r.replay(ctx, tp, sb, tk, traj, k, ep)
+		}
 		if err == nil {
 			r.mu.Lock()
 			if r.closed { // closed while we replayed: do not hand out

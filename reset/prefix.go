@@ -25,8 +25,8 @@ type imaged interface{ ImageID() string }
 // replay brings sb, fresh from the task's pool, to checkpoint k: from the
 // prefix cache where it can, live otherwise. It fills ep's report, cache
 // use and timings.
-func (r *Resetter) replay(ctx context.Context, digest string, sb sandbox.Sandbox, tk *task.Task, traj *trajectory.Trajectory, k int, ep *Episode) (*replayer.Run, error) {
-	c := r.cfg.cache
+func (r *Resetter) replay(ctx context.Context, tp taskPool, sb sandbox.Sandbox, tk *task.Task, traj *trajectory.Trajectory, k int, ep *Episode) (*replayer.Run, error) {
+	c, digest := r.cfg.cache, tp.digest
 	if c == nil || k == 0 || digest == "" {
 		return r.live(ctx, r.rp.Start(sb, tk, traj), k, ep, nil)
 	}
@@ -51,9 +51,17 @@ func (r *Resetter) replay(ctx context.Context, digest string, sb sandbox.Sandbox
 	e, b, err := c.Lookup(ctx, plan)
 	switch {
 	case e != nil:
-		return r.fromEntry(ctx, c, e, sb, tk, traj, k, ep)
+		run, err := r.fromEntry(ctx, c, e, sb, tk, traj, k, ep)
+		if err == nil {
+			r.stageEntry(tp, e)
+		}
+		return run, err
 	case b != nil:
-		return r.build(ctx, b, sb, tk, traj, k, ep)
+		run, err := r.build(ctx, b, sb, tk, traj, k, ep)
+		if err == nil {
+			r.stageEntry(tp, b.Entry())
+		}
+		return run, err
 	case errors.Is(err, prefix.ErrNotReusable):
 		ep.Cache = CacheBypass
 		return r.live(ctx, r.rp.Start(sb, tk, traj), k, ep, nil)

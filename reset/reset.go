@@ -35,6 +35,7 @@ type Resetter struct {
 	digests map[string]string
 	out     map[string]handed // sandboxes handed out, by id
 	noImage sync.Once         // logged: the backend reports no image id
+	stages  map[string]*stage // by pool key
 	closed bool
 }
 
@@ -43,6 +44,7 @@ type config struct {
 	poolOpts []pool.Option
 	log      *slog.Logger
 	cache    *prefix.Cache
+	staging  int
 }
 
 // Option configures a Resetter.
@@ -86,7 +88,8 @@ func New(rt pool.Creator, rp *replayer.Replayer, opts ...Option) (*Resetter, err
 			return nil, err
 		}
 	}
-	return &Resetter{rt: rt, rp: rp, cfg: cfg, pools: map[string]*pool.Pool{}, digests: map[string]string{}, out: map[string]handed{}}, nil
+	return &Resetter{rt: rt, rp: rp, cfg: cfg, pools: map[string]*pool.Pool{}, digests: map[string]string{}, out: map[string]handed{},
+		stages: map[string]*stage{}}, nil
 }
 
 // Key identifies a task's pool: its id and everything that shapes its
@@ -109,27 +112,32 @@ func (r *Resetter) Warm(tk *task.Task) error {
 }
 
 func (r *Resetter) poolFor(tk *task.Task) (*pool.Pool, error) {
-	p, _, err := r.poolAndDigest(tk)
-	return p, err
+	tp, err := r.taskPool(tk)
+	return tp.pool, err
 }
 
-// poolAndDigest returns the task's pool and its prefix cache digest ("" when
+// taskPool is a task's pool, its key and its prefix cache digest ("" when
 // the cache is off or the task's files cannot be read).
-func (r *Resetter) poolAndDigest(tk *task.Task) (*pool.Pool, string, error) {
+type taskPool struct {
+	pool        *pool.Pool
+	key, digest string
+}
+
+func (r *Resetter) taskPool(tk *task.Task) (taskPool, error) {
 	key := Key(tk)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, "", pool.ErrClosed
+		return taskPool{}, pool.ErrClosed
 	}
 	if p, ok := r.pools[key]; ok {
-		return p, r.digests[key], nil
+		return taskPool{p, key, r.digests[key]}, nil
 	}
 	tmpl := pool.Template{Key: key, Spec: provision.Spec(tk),
 		Prepare: func(ctx context.Context, sb sandbox.Sandbox) error { return provision.Prepare(ctx, sb, tk) }}
 	p, err := pool.New(r.rt, tmpl, append([]pool.Option{pool.WithLogger(r.cfg.log)}, r.cfg.poolOpts...)...)
 	if err != nil {
-		return nil, "", fmt.Errorf("pool for task %q: %w", tk.ID, err)
+		return taskPool{}, fmt.Errorf("pool for task %q: %w", tk.ID, err)
 	}
 	r.pools[key] = p
 	if r.cfg.cache != nil {
@@ -139,7 +147,7 @@ func (r *Resetter) poolAndDigest(tk *task.Task) (*pool.Pool, string, error) {
 		}
 		r.digests[key] = d
 	}
-	return p, r.digests[key], nil
+	return taskPool{p, key, r.digests[key]}, nil
 }
 
 // Stats returns every pool's counters.
@@ -168,6 +176,7 @@ func (r *Resetter) Close(ctx context.Context) error {
 	pools, out := r.pools, r.out
 	r.pools, r.out = map[string]*pool.Pool{}, map[string]handed{}
 	r.mu.Unlock()
+	r.stopStages()
 	for _, h := range out {
 		h.pool.Discard(h.sb)
 	}

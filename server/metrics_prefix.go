@@ -12,7 +12,7 @@ func (m *metrics) observePhases(rs *reset.Episode) {
 	t := rs.Timings
 	m.phases.WithLabelValues("pool_wait").Observe(t.PoolWait.Seconds())
 	m.phases.WithLabelValues("live_replay").Observe(t.Replay.Seconds())
-	if rs.Cache == reset.CacheHit {
+	if rs.Cache == reset.CacheHit && !rs.Staged {
 		m.phases.WithLabelValues("cache_apply").Observe(t.Apply.Seconds())
 	}
 	if rs.Cache == reset.CacheBuilt {
@@ -25,6 +25,7 @@ func (m *metrics) observePhases(rs *reset.Episode) {
 type prefixCollector struct{ s *Server }
 
 var (
+	prefixStaged  = prometheus.NewDesc("rbx_prefix_cache_staged", "Sandboxes restored from the prefix cache ahead of resets, ready.", nil, nil)
 	prefixEntries = prometheus.NewDesc("rbx_prefix_cache_entries", "Prefix states held by the cache.", nil, nil)
 	prefixBytes   = prometheus.NewDesc("rbx_prefix_cache_bytes", "Memory held by the prefix cache (entries and baseline scans).", nil, nil)
 	prefixLookups = prometheus.NewDesc("rbx_prefix_cache_lookups_total", "Resets by what the prefix cache gave them: hit (state restored), miss (state built), bypass (nothing reusable).", []string{"result"}, nil)
@@ -33,7 +34,7 @@ var (
 )
 
 func (c prefixCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{prefixEntries, prefixBytes, prefixLookups, prefixRatio, prefixEvents} {
+	for _, d := range []*prometheus.Desc{prefixStaged, prefixEntries, prefixBytes, prefixLookups, prefixRatio, prefixEvents} {
 		ch <- d
 	}
 }
@@ -51,6 +52,7 @@ func (c prefixCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
 	gauge(prefixEntries, float64(st.Entries))
+	gauge(prefixStaged, float64(c.s.rs.Staged()))
 	gauge(prefixBytes, float64(st.Bytes))
 	gauge(prefixRatio, st.HitRatio())
 	count(prefixLookups, st.Hits, "hit")

@@ -75,6 +75,8 @@ type Timings struct {
 	// Cache is how the prefix cache served the reset: hit, built, bypass,
 	// or empty when it is off.
 	Cache string `json:"cache,omitempty"`
+	// Staged: the sandbox was restored from the cache ahead of the reset.
+	Staged bool `json:"staged,omitempty"`
 	// InheritMS is a fork's replay of the parent's actions.
 	InheritMS float64 `json:"inherit_ms,omitempty"`
 }
@@ -83,7 +85,7 @@ type Timings struct {
 func resetTimings(rs *reset.Episode, dur time.Duration) Timings {
 	t := rs.Timings
 	return Timings{ResetMS: ms(dur), ReplayMS: ms(t.Replay), PoolWaitMS: ms(t.PoolWait), CacheApplyMS: ms(t.Apply),
-		CacheBuildMS: ms(t.Build), CachedSteps: rs.Cached, Cache: string(rs.Cache)}
+		CacheBuildMS: ms(t.Build), CachedSteps: rs.Cached, Cache: string(rs.Cache), Staged: rs.Staged}
 }
 
 func (s *Server) reset(r *http.Request) (any, *APIError) {

@@ -177,7 +177,7 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	if err := ensureImage(ctx, rt, o.rt, ld.task.Image); err != nil {
 		return err
 	}
-	cache, err := o.prefix.options(log)
+	cache, err := o.prefix.options(log, o.concurrency)
 	if err != nil {
 		return err
 	}

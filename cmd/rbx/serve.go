@@ -172,7 +172,7 @@ func newServeResetter(rt pool.Creator, o *serveOptions, log *slog.Logger) (*repl
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --compare: %w", errUsage, err)
 	}
-	cache, err := o.prefix.options(log)
+	cache, err := o.prefix.options(log, o.pool)
 	if err != nil {
 		return nil, nil, err
 	}
