@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
@@ -18,6 +19,7 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/verifier"
 )
 
 func shellSteps(cmds ...string) []trajectory.Step {
@@ -126,4 +128,48 @@ func TestIntegrationPrefixCacheNotShared(t *testing.T) {
 	assert.Equal(t, "A\nx\nmarked\n", got, "the new image's own state, built anew")
 	assert.Equal(t, "A\nx\nmarked\n", state(a, reset.CacheHit))
 	assert.Equal(t, int64(3), c.Stats().Built, "one entry per task and image")
+}
+
+// TestIntegrationPrefixCacheStaging: after a reset at k, sandboxes are
+// restored ahead of time; a group at k takes them and each passes the
+// verifier after the reference suffix.
+func TestIntegrationPrefixCacheStaging(t *testing.T) {
+	var ex example
+	for _, e := range loadExamples(t) {
+		if e.name == "run-sh-path" {
+			ex = e
+		}
+	}
+	rt := dockerRuntime(t)
+	rp, err := replayer.New()
+	require.NoError(t, err)
+	c, err := prefix.New()
+	require.NoError(t, err)
+	r, err := reset.New(rt, rp, reset.WithPrefixCache(c), reset.WithStaging(3), reset.WithPoolOptions(pool.WithSize(3)))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close(context.Background()) })
+	ctx := context.Background()
+	const k = 9
+	ep, err := r.Reset(ctx, ex.task, ex.traj, k)
+	require.NoError(t, err)
+	assert.Equal(t, reset.CacheBuilt, ep.Cache)
+	r.Release(ep.Sandbox)
+	require.Eventually(t, func() bool { return r.Staged() == 3 }, 60*time.Second, 20*time.Millisecond)
+	for i := 0; i < 3; i++ {
+		ep, err := r.Reset(ctx, ex.task, ex.traj, k)
+		require.NoError(t, err)
+		assert.True(t, ep.Staged, "reset %d", i)
+		assert.Equal(t, k, ep.Cached)
+		assert.Zero(t, ep.Timings.Apply, "restored before the reset")
+		_, err = ep.Run.To(ctx, ex.traj.Len())
+		require.NoError(t, err)
+		v, err := verifier.Run(ctx, ep.Sandbox, ex.task)
+		require.NoError(t, err)
+		assert.True(t, v.Passed, "reset %d: %s", i, v.Output)
+		r.Release(ep.Sandbox)
+	}
+	other, err := r.Reset(ctx, ex.task, ex.traj, 5)
+	require.NoError(t, err)
+	assert.False(t, other.Staged, "another checkpoint is not served from the stage")
+	r.Release(other.Sandbox)
 }
