@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
@@ -145,7 +146,9 @@ func (src *Source) remove(ctx context.Context, paths ...string) {
 	for i, p := range paths {
 		q[i] = session.Quote(p)
 	}
-	_, _ = run(context.WithoutCancel(ctx), src.sb, "command rm -f -- "+strings.Join(q, " "))
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	_, _ = run(rctx, src.sb, "command rm -f -- "+strings.Join(q, " "))
 }
 
 // dumpShell reads the session shell's state.

@@ -160,7 +160,6 @@ func (st *State) Apply(ctx context.Context, sb Sandbox) error {
 	for _, a := range st.Archives {
 		inline += len(a) * 4 / 3
 	}
-	var staged []string
 	for i, a := range st.Archives {
 		if inline <= inlineMax {
 			b.WriteString(heredoc("command base64 -d", a, " | "+fmt.Sprintf(extract, "-")+" || __rbx_e=1"))
@@ -170,7 +169,6 @@ func (st *State) Apply(ctx context.Context, sb Sandbox) error {
 		if err := writeFile(ctx, sb, f, a); err != nil {
 			return fmt.Errorf("archive %d: %w", i, err)
 		}
-		staged = append(staged, f)
 		fmt.Fprintf(&b, extract+" || __rbx_e=1; command rm -f %s\n", f, f)
 	}
 	b.WriteString(writeScript(st.Writes))
