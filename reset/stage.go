@@ -31,10 +31,23 @@ func WithStaging(n int) Option {
 	}
 }
 
+// staged is a sandbox restored to a stage's entry, and when (the restore's
+// check proved it alive then).
+type staged struct {
+	sb sandbox.Sandbox
+	at time.Time
+}
+
+// recheck is how long a staged sandbox is handed out without another
+// liveness check: its restore ended with a round trip through its shell,
+// and an idle container does not die by itself; one parked longer is
+// checked as the pool checks its idle sandboxes.
+const recheck = 30 * time.Second
+
 // stage holds sandboxes of one task restored to one entry.
 type stage struct {
 	entry  *prefix.Entry
-	ready  chan sandbox.Sandbox
+	ready  chan staged
 	wake   chan struct{}
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -53,7 +66,7 @@ func (r *Resetter) stageEntry(tp taskPool, e *prefix.Entry) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	st := &stage{entry: e, ready: make(chan sandbox.Sandbox, r.cfg.staging), wake: make(chan struct{}, 1),
+	st := &stage{entry: e, ready: make(chan staged, r.cfg.staging), wake: make(chan struct{}, 1),
 		cancel: cancel, done: make(chan struct{}), pool: tp.pool}
 	r.stages[tp.key] = st
 	r.mu.Unlock()
@@ -90,7 +103,7 @@ func (r *Resetter) runStage(ctx context.Context, st *stage) {
 			continue
 		}
 		select {
-		case st.ready <- sb:
+		case st.ready <- staged{sb: sb, at: time.Now()}:
 		default:
 			st.pool.Discard(sb)
 		}
@@ -103,8 +116,8 @@ func (st *stage) stop() {
 	<-st.done
 	for {
 		select {
-		case sb := <-st.ready:
-			st.pool.Discard(sb)
+		case s := <-st.ready:
+			st.pool.Discard(s.sb)
 		default:
 			return
 		}
@@ -126,15 +139,15 @@ func (r *Resetter) takeStaged(ctx context.Context, tp taskPool, tk *task.Task, t
 	}
 	for {
 		select {
-		case sb := <-st.ready:
+		case s := <-st.ready:
 			select {
 			case st.wake <- struct{}{}:
 			default:
 			}
-			if alive(ctx, sb) && c.Hit(st.entry) {
-				return sb, st.entry
+			if (time.Since(s.at) < recheck || alive(ctx, s.sb)) && c.Hit(st.entry) {
+				return s.sb, st.entry
 			}
-			st.pool.Discard(sb)
+			st.pool.Discard(s.sb)
 		default:
 			return nil, nil
 		}

@@ -131,7 +131,7 @@ type benchServe struct {
 	e   server.Entry
 }
 
-func benchServer(b *testing.B, rt *dockerRuntimeT, e server.Entry, m cacheMode, size int) *benchServe {
+func benchServer(b testing.TB, rt *dockerRuntimeT, e server.Entry, m cacheMode, size int) *benchServe {
 	rp, err := replayer.New(replayer.WithExcerpt(64 << 10))
 	require.NoError(b, err)
 	opts := []reset.Option{reset.WithPoolOptions(pool.WithSize(size), pool.WithConcurrency(4))}
@@ -153,7 +153,7 @@ func benchServer(b *testing.B, rt *dockerRuntimeT, e server.Entry, m cacheMode, 
 	return &benchServe{hs: newLoopback(b, srv.Handler()), srv: srv, rs: rs, e: e}
 }
 
-func (s *benchServe) close(b *testing.B) {
+func (s *benchServe) close(b testing.TB) {
 	s.hs.close()
 	require.NoError(b, s.srv.Close(context.Background()))
 	require.NoError(b, s.rs.Close(context.Background()))
@@ -161,7 +161,7 @@ func (s *benchServe) close(b *testing.B) {
 
 // wait waits until the pool holds n idle sandboxes and, when staging,
 // n staged ones (after the first reset at a k, which starts the stage).
-func (s *benchServe) wait(b *testing.B, n int, m cacheMode) {
+func (s *benchServe) wait(b testing.TB, n int, m cacheMode) {
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
 		for _, st := range s.rs.Stats() {
@@ -191,7 +191,7 @@ func (s *benchServe) resets(b *testing.B, k, n int, m cacheMode) dist {
 }
 
 // group times one reset of n episodes at k and closes them.
-func (s *benchServe) group(b *testing.B, k, n int) time.Duration {
+func (s *benchServe) group(b testing.TB, k, n int) time.Duration {
 	st := &loadStats{calls: map[string][]time.Duration{}}
 	var rr server.ResetResponse
 	start := time.Now()
