@@ -250,7 +250,11 @@ func (c *Cache) fresh(t time.Time) bool { return c.cfg.now().Sub(t) < c.cfg.maxA
 // logOnce logs why a prefix stops short, once per reference, step and
 // reason. Callers hold mu.
 func (c *Cache) logOnce(p Plan, why *NotReusableError, reused int) {
-	id := p.Key.Task + p.Key.Image + p.Key.Ref + why.Error()
+	ref := p.Key.Ref // the prefix up to the step named, so that a reason is logged once
+	if why.Step >= 0 && why.Step+1 < len(p.digests) {
+		ref = p.digests[why.Step+1]
+	}
+	id := p.Key.Task + p.Key.Image + ref + why.Error()
 	if c.logged[id] {
 		return
 	}
