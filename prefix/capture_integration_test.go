@@ -43,8 +43,9 @@ func prepared(t *testing.T, rt sandbox.Runtime, tk *task.Task) sandbox.Sandbox {
 }
 
 // fingerprint is what must match between the captured and the restored
-// sandbox: file contents and modes under the workdir, cwd and environment.
-const fingerprint = `find /workspace -exec stat -c '%n %a %s %Y' {} + | sort; find /workspace -type f -exec md5sum {} + | sort; pwd; env | grep -v -e '^RBX_STEP=' -e '^HOSTNAME=' -e '^_=' | sort`
+// sandbox: file contents, modes and owners under the workdir, cwd and
+// environment (not mtimes: each sandbox got its files when it was created).
+const fingerprint = `find /workspace -exec stat -c '%n %a %s %u %g' {} + | sort; find /workspace -type f -exec md5sum {} + | sort; pwd; env | grep -v -e '^RBX_STEP=' -e '^HOSTNAME=' -e '^_=' | sort`
 
 // TestIntegrationCaptureApply replays fix-tests to k in one sandbox,
 // captures the state, applies it to a fresh one: the two read the same,
