@@ -26,17 +26,17 @@ import (
 // Resetter hands out sandboxes reset to checkpoints. It is safe for
 // concurrent use.
 type Resetter struct {
-	rt     pool.Creator
-	rp     *replayer.Replayer
-	cfg    config
-	mu     sync.Mutex
-	pools  map[string]*pool.Pool
+	rt    pool.Creator
+	rp    *replayer.Replayer
+	cfg   config
+	mu    sync.Mutex
+	pools map[string]*pool.Pool
 	// digests are the prefix cache's task digests, by pool key.
 	digests map[string]string
 	out     map[string]handed // sandboxes handed out, by id
 	noImage sync.Once         // logged: the backend reports no image id
 	stages  map[string]*stage // by pool key
-	closed bool
+	closed  bool
 }
 
 type config struct {

@@ -38,7 +38,7 @@ func newMetrics(s *Server) *metrics {
 		resetDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rbx_serve_reset_seconds",
 			Help: "Time to hand out one episode (pool wait and replay to k).", Buckets: latencyBuckets}, []string{"task"}),
 		phases: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rbx_serve_reset_phase_seconds",
-			Help: "Time of one reset by phase: pool_wait (a warm sandbox), cache_apply (restoring a cached prefix), live_replay (steps replayed live), cache_build (capturing a prefix for the cache).",
+			Help:    "Time of one reset by phase: pool_wait (a warm sandbox), cache_apply (restoring a cached prefix), live_replay (steps replayed live), cache_build (capturing a prefix for the cache).",
 			Buckets: latencyBuckets}, []string{"phase"}),
 		stepExec: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rbx_serve_step_exec_seconds",
 			Help: "The sandbox's own execution time of one policy step.", Buckets: latencyBuckets}),
