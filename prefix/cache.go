@@ -262,6 +262,6 @@ func (c *Cache) logOnce(p Plan, why *NotReusableError, reused int) {
 		clear(c.logged)
 	}
 	c.logged[id] = true
-	c.cfg.log.Info("prefix cache: prefix not reusable; later steps replay live", "task", p.TaskID, "k", p.K,
+	c.cfg.log.Warn("prefix cache: prefix not reusable; later steps replay live", "task", p.TaskID, "k", p.K,
 		"reused", reused, "step", why.Step, "reason", why.Why)
 }

@@ -56,7 +56,7 @@ func WithMaxAge(d time.Duration) Option {
 }
 
 // WithLogger sets the logger (default: discard); a prefix found not
-// reusable is logged at Info once per reason.
+// reusable is logged at Warn (rbx serve's default level) once per reason.
 func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }
 
 // withClock replaces time.Now (tests).

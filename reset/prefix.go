@@ -36,7 +36,7 @@ func (r *Resetter) replay(ctx context.Context, tp taskPool, sb sandbox.Sandbox, 
 	}
 	if img == "" {
 		r.noImage.Do(func() {
-			r.cfg.log.Info("prefix cache: the sandbox backend reports no image id; replaying live", "task", tk.ID)
+			r.cfg.log.Warn("prefix cache: the sandbox backend reports no image id; replaying live", "task", tk.ID)
 		})
 		c.Bypass()
 		ep.Cache = CacheBypass
