@@ -20,7 +20,7 @@ import (
 type Source struct {
 	sb      Sandbox
 	session bool
-	t0      int64
+	t0      int64 // nanoseconds
 	procs   map[string]bool
 	shell   *shellState
 	roots   []string
@@ -51,7 +51,7 @@ func Begin(ctx context.Context, sb Sandbox, sessionMode bool) (*Source, error) {
 		case "M":
 			missing = append(missing, arg)
 		case "T":
-			if src.t0, err = strconv.ParseInt(arg, 10, 64); err != nil {
+			if src.t0, err = parseClock(arg); err != nil {
 				return nil, fmt.Errorf("prefix source: clock %q: %w", arg, err)
 			}
 		case "U":
@@ -75,6 +75,27 @@ func Begin(ctx context.Context, sb Sandbox, sessionMode bool) (*Source, error) {
 		}
 	}
 	return src, nil
+}
+
+// ctimeSlack is how far before the clock reading a change may be stamped:
+// inode times come from the kernel's coarse clock, which lags the one
+// date(1) reads by up to a tick.
+const ctimeSlack = 50 * time.Millisecond
+
+// parseClock reads date's "%s.%N" as nanoseconds, less ctimeSlack; where
+// date has no %N (busybox prints it as is) it keeps whole seconds, which
+// the change times of such a scan are too.
+func parseClock(s string) (int64, error) {
+	sec, frac, _ := strings.Cut(s, ".")
+	n, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	f, err := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+	if err != nil {
+		return n * 1e9, nil
+	}
+	return n*1e9 + f - int64(ctimeSlack), nil
 }
 
 // processes returns the live processes of sb that are not the probe's own

@@ -73,15 +73,15 @@ func TestParseListing(t *testing.T) {
 	t.Run("gnu", func(t *testing.T) {
 		l, err := parseListing(gz(t, "gnu\nd 755 0 0 1700000000.5 4096 /w\x00f 644 1000 1000 1700000001.25 12 /w/a b\x00l 777 0 0 5.0 1 /w/l\x00"))
 		require.NoError(t, err)
-		assert.Equal(t, meta{Type: 'f', Mode: 0o644, UID: 1000, GID: 1000, Ctime: 1700000001, Size: 12}, l["/w/a b"])
+		assert.Equal(t, meta{Type: 'f', Mode: 0o644, UID: 1000, GID: 1000, Ctime: 1700000001_250000000, Size: 12}, l["/w/a b"])
 		assert.Equal(t, byte('d'), l["/w"].Type)
 		assert.Equal(t, byte('l'), l["/w/l"].Type)
 	})
 	t.Run("busybox", func(t *testing.T) {
 		l, err := parseListing(gz(t, "bb\n41ed 0 0 1700000000 4096 /w\n81a4 0 0 1700000002 3 /w/f x\n"))
 		require.NoError(t, err)
-		assert.Equal(t, meta{Type: 'f', Mode: 0o644, Ctime: 1700000002, Size: 3}, l["/w/f x"])
-		assert.Equal(t, meta{Type: 'd', Mode: 0o755, Ctime: 1700000000, Size: 4096}, l["/w"])
+		assert.Equal(t, meta{Type: 'f', Mode: 0o644, Ctime: 1700000002e9, Size: 3}, l["/w/f x"])
+		assert.Equal(t, meta{Type: 'd', Mode: 0o755, Ctime: 1700000000e9, Size: 4096}, l["/w"])
 	})
 	for name, in := range map[string]string{"format": "zz\n", "gnu record": "gnu\nf 644 0\x00", "bb type": "bb\n1ff 0 0 1 1 /x\n"} {
 		t.Run("bad "+name, func(t *testing.T) {
@@ -89,6 +89,17 @@ func TestParseListing(t *testing.T) {
 			assert.Error(t, err)
 		})
 	}
+}
+
+func TestParseClock(t *testing.T) {
+	n, err := parseClock("1796110025.212754059")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1796110025_212754059)-int64(ctimeSlack), n, "GNU date: nanoseconds, less a tick of slack")
+	n, err = parseClock("1796110024.%N")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1796110024e9), n, "busybox date: whole seconds")
+	_, err = parseClock("soon")
+	assert.Error(t, err)
 }
 
 func TestDiffListing(t *testing.T) {

@@ -16,7 +16,7 @@ type meta struct {
 	Mode  uint32
 	UID   int
 	GID   int
-	Ctime int64 // seconds
+	Ctime int64 // nanoseconds (whole seconds from busybox)
 	Size  int64
 }
 
@@ -65,8 +65,7 @@ func parseGNU(rec string) (string, meta, error) {
 	mode, err1 := strconv.ParseUint(f[1], 8, 32)
 	uid, err2 := strconv.Atoi(f[2])
 	gid, err3 := strconv.Atoi(f[3])
-	sec, _, _ := strings.Cut(f[4], ".")
-	ctime, err4 := strconv.ParseInt(sec, 10, 64)
+	ctime, err4 := parseNanos(f[4])
 	size, err5 := strconv.ParseInt(f[5], 10, 64)
 	if err := firstErr(err1, err2, err3, err4, err5); err != nil {
 		return "", meta{}, fmt.Errorf("record %q: %w", clipText(rec, 80), err)
@@ -84,6 +83,7 @@ func parseBusybox(rec string) (string, meta, error) {
 	uid, err2 := strconv.Atoi(f[1])
 	gid, err3 := strconv.Atoi(f[2])
 	ctime, err4 := strconv.ParseInt(f[3], 10, 64)
+	ctime *= 1e9
 	size, err5 := strconv.ParseInt(f[4], 10, 64)
 	if err := firstErr(err1, err2, err3, err4, err5); err != nil {
 		return "", meta{}, fmt.Errorf("record %q: %w", clipText(rec, 80), err)
@@ -94,6 +94,20 @@ func parseBusybox(rec string) (string, meta, error) {
 		return "", meta{}, fmt.Errorf("record %q: unknown file type", clipText(rec, 80))
 	}
 	return f[5], meta{Type: t, Mode: uint32(raw & 0o7777), UID: uid, GID: gid, Ctime: ctime, Size: size}, nil
+}
+
+// parseNanos reads find's "%C@" (seconds, a fraction of up to ten digits).
+func parseNanos(s string) (int64, error) {
+	sec, frac, _ := strings.Cut(s, ".")
+	n, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	f, err := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	return n*1e9 + f, nil
 }
 
 func firstErr(errs ...error) error {
@@ -117,9 +131,10 @@ type changes struct {
 }
 
 // diffListing compares the state cur (scanned in a sandbox whose prefix
-// started at t0) with base, the template's fresh state. Change times are
-// whole seconds, so an entry changed in t0's second before the prefix
-// started is copied too: the same bytes, harmless.
+// started at t0, in nanoseconds) with base, the template's fresh state.
+// t0 errs early (a tick of slack; whole seconds on busybox), so an entry
+// changed just before the prefix started may be copied too: the same
+// bytes, harmless.
 func diffListing(base, cur listing, t0 int64, exclude map[string]bool) changes {
 	var c changes
 	gone := map[string]bool{}

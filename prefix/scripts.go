@@ -43,7 +43,7 @@ done < /proc/self/mounts
 for t in tar gzip base64 find dd; do command -v $t >/dev/null 2>&1 || printf 'M %s\n' $t; done
 while read -r k a _; do case $k in Uid:) u=$a;; Gid:) g=$a;; esac; done < /proc/self/status
 printf 'U %s %s %s\n' "$u" "$g" "$(umask)"
-printf 'T '; date +%s`
+printf 'T '; date +%s.%N`
 
 // scanScript (args: the output file, then the roots) writes a gzipped
 // listing of every entry under the roots (not crossing into other
