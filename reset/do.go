@@ -72,7 +72,10 @@ type Timings struct {
 }
 
 // Reset returns an episode at checkpoint k of traj: a warm sandbox of the
-// task's pool with steps [0, k) replayed (k is checked here, once). The
+// task's pool with steps [0, k) replayed (k is checked here, once) — with
+// a prefix cache, the reusable part [0, j) restored instead and [j, k)
+// replayed, on a sandbox staged at j when there is one; a restore that
+// does not read back as captured is retried live on a fresh sandbox. The
 // caller owns the sandbox and gives it back with Release. On failure
 // nothing is left behind; the episode returned with the error holds only
 // the report of the last attempt, if a replay ran.
@@ -92,6 +95,7 @@ func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		var run *replayer.Run
+		ep.Cache, ep.Cached, ep.Staged = CacheOff, 0, false // this attempt's
 		sb, staged := r.takeStaged(ctx, tp, tk, traj, k)
 		if sb != nil {
 			ep.Timings.PoolWait += time.Since(start)
