@@ -104,6 +104,9 @@ func (r *Resetter) build(ctx context.Context, b *prefix.Build, sb sandbox.Sandbo
 	ep.Timings.Replay += replayed
 	ep.Timings.Build += total - replayed
 	ep.Cache = CacheBuilt
+	if b.Entry() == nil { // not reusable after all (logged): all live
+		ep.Cache = CacheBypass
+	}
 	if err != nil {
 		ep.Report = merge(reps, k)
 		return run, err

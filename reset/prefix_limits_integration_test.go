@@ -197,3 +197,28 @@ func TestIntegrationPrefixCacheExecMode(t *testing.T) {
 	}
 	assert.Equal(t, int64(1), c.Stats().Hits)
 }
+
+// TestIntegrationPrefixCacheNonRoot: a task run as a user who cannot read
+// the whole filesystem is not cached (the scan reports it, logged) and
+// its resets replay live, correctly.
+func TestIntegrationPrefixCacheNonRoot(t *testing.T) {
+	rt := dockerRuntime(t)
+	rp, err := replayer.New()
+	require.NoError(t, err)
+	buf := &logBuffer{}
+	r, c := cachedResetter(t, rt, rp, buf)
+	tk := &task.Task{ID: "prefix-user", Image: busybox, Shell: "session", User: "nobody", Verify: task.Verify{Command: "true"}}
+	traj := &trajectory.Trajectory{ID: "prefix-user", Task: "prefix-user", Steps: shellSteps("echo a > f", "echo b >> f", "cat f")}
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		ep, err := r.Reset(ctx, tk, traj, 2)
+		require.NoError(t, err)
+		assert.Equal(t, reset.CacheBypass, ep.Cache, "reset %d", i)
+		res, err := ep.Sandbox.Exec(ctx, sandbox.ExecRequest{Command: "cat f"})
+		require.NoError(t, err)
+		assert.Equal(t, "a\nb\n", string(res.Output))
+		r.Release(ep.Sandbox)
+	}
+	assert.Contains(t, buf.String(), "Permission denied")
+	assert.Equal(t, int64(1), c.Stats().BuildFailed, "found out once, remembered")
+}
