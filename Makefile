@@ -51,6 +51,7 @@ bench: images
 	$(GO) test -run '^$$' -bench 'Step' -benchtime 200x -timeout 30m ./sandbox/containerd/
 	$(GO) test -run '^$$' -bench 'Create' -benchtime 20x -timeout 30m ./sandbox/containerd/
 	$(GO) test -run '^$$' -bench ServeLoad -benchtime 1x -timeout 30m ./server/
+	$(GO) test -run '^$$' -bench PrefixCache -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench NextObserve -timeout 10m ./curriculum/
 
 FUZZTIME ?= 15s

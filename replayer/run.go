@@ -45,6 +45,19 @@ func (r *Replayer) Start(sb Sandbox, tk *task.Task, traj *trajectory.Trajectory)
 	return &Run{r: r, sb: sb, task: tk, traj: traj, vars: vars, services: services, allow: newAllowList(services)}
 }
 
+// StartAt continues a replay of traj at step next in sb, which the caller
+// brought to checkpoint next by other means (the prefix cache restored the
+// state a live replay of [0, next) reached), with the variables that
+// replay had bound.
+func (r *Replayer) StartAt(sb Sandbox, tk *task.Task, traj *trajectory.Trajectory, next int, vars map[string]string) *Run {
+	run := r.Start(sb, tk, traj)
+	if vars != nil {
+		run.vars = maps.Clone(vars)
+	}
+	run.next = next
+	return run
+}
+
 // Replay resets sb to checkpoint k: it replays steps [0, k). A divergence is
 // returned both in the report and as a *StepError.
 func (r *Replayer) Replay(ctx context.Context, sb Sandbox, tk *task.Task, traj *trajectory.Trajectory, k int) (*Report, error) {
@@ -59,9 +72,20 @@ func (run *Run) Vars() map[string]string { return maps.Clone(run.vars) }
 
 // To executes steps [Next(), k) and stops at the first divergence.
 func (run *Run) To(ctx context.Context, k int) (*Report, error) {
-	rep := &Report{Task: run.task.ID, Trajectory: run.traj.ID, From: run.next, To: k, T: run.traj.Len()}
 	if err := CheckCheckpoint(run.traj, k); err != nil {
-		return rep, err
+		return &Report{Task: run.task.ID, Trajectory: run.traj.ID, From: run.next, To: k, T: run.traj.Len()}, err
+	}
+	return run.Through(ctx, k)
+}
+
+// Through is To without the checkpoint rule: k may fall inside a group of
+// steps marked "checkpoint": false. It is for callers that look at the
+// state between steps (the prefix cache probes every step of the prefix it
+// captures) and never hand that state out.
+func (run *Run) Through(ctx context.Context, k int) (*Report, error) {
+	rep := &Report{Task: run.task.ID, Trajectory: run.traj.ID, From: run.next, To: k, T: run.traj.Len()}
+	if k < 0 || k > run.traj.Len() {
+		return rep, fmt.Errorf("%w: k = %d: expected 0 ≤ k ≤ %d", ErrCheckpoint, k, run.traj.Len())
 	}
 	if k < run.next {
 		return rep, fmt.Errorf("%w: k = %d: this replay is already at step %d", ErrCheckpoint, k, run.next)

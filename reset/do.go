@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/prefix"
 	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -39,10 +41,41 @@ type Episode struct {
 	Run     *replayer.Run
 	Report  *replayer.Report
 	K       int
+	// Cached is how many steps of [0, K) came from the prefix cache (their
+	// results in Report are those of the live replay the state was
+	// captured from); Cache says how the cache served this reset.
+	Cached int
+	Cache  CacheUse
+	// Staged: the sandbox was restored ahead of the reset (WithStaging).
+	Staged bool
+	// Timings split the reset's time.
+	Timings Timings
+}
+
+// CacheUse is how a reset used the prefix cache.
+type CacheUse string
+
+// Cache uses.
+const (
+	CacheOff    CacheUse = ""       // no cache, or k = 0
+	CacheHit    CacheUse = "hit"    // state restored, [Cached, K) replayed live
+	CacheBuilt  CacheUse = "built"  // [0, Cached) replayed live and captured for later resets
+	CacheBypass CacheUse = "bypass" // nothing reusable: replayed live
+)
+
+// Timings say where a reset's time went (summed over attempts).
+type Timings struct {
+	// PoolWait is the time Acquire took; Apply restoring a cached state;
+	// Replay replaying steps live; Build probing and capturing a state for
+	// the cache (on a miss, inside the replay of its prefix).
+	PoolWait, Apply, Replay, Build time.Duration
 }
 
 // Reset returns an episode at checkpoint k of traj: a warm sandbox of the
-// task's pool with steps [0, k) replayed (k is checked here, once). The
+// task's pool with steps [0, k) replayed (k is checked here, once) — with
+// a prefix cache, the reusable part [0, j) restored instead and [j, k)
+// replayed, on a sandbox staged at j when there is one; a restore that
+// does not read back as captured is retried live on a fresh sandbox. The
 // caller owns the sandbox and gives it back with Release. On failure
 // nothing is left behind; the episode returned with the error holds only
 // the report of the last attempt, if a replay ran.
@@ -51,19 +84,31 @@ func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 	if err := replayer.CheckCheckpoint(traj, k); err != nil {
 		return ep, &Error{Task: tk.ID, K: k, Err: err}
 	}
-	p, err := r.poolFor(tk)
+	tp, err := r.taskPool(tk)
 	if err != nil {
 		return ep, &Error{Task: tk.ID, K: k, Err: err}
 	}
+	p := tp.pool
 	ctx, cancel := context.WithTimeout(ctx, tk.EpisodeTimeout())
 	defer cancel()
+	applyRetried := false
 	for attempt := 1; ; attempt++ {
-		sb, aerr := p.Acquire(ctx)
-		if aerr != nil {
-			return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: aerr}
+		start := time.Now()
+		var run *replayer.Run
+		ep.Cache, ep.Cached, ep.Staged = CacheOff, 0, false // this attempt's
+		sb, staged := r.takeStaged(ctx, tp, tk, traj, k)
+		if sb != nil {
+			ep.Timings.PoolWait += time.Since(start)
+			run, err = r.fromStaged(ctx, staged, sb, tk, traj, k, ep)
+		} else {
+			var aerr error
+			sb, aerr = p.Acquire(ctx)
+			ep.Timings.PoolWait += time.Since(start)
+			if aerr != nil {
+				return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: aerr}
+			}
+			run, err = r.replay(ctx, tp, sb, tk, traj, k, ep)
 		}
-		run := r.rp.Start(sb, tk, traj)
-		ep.Report, err = run.To(ctx, k)
 		if err == nil {
 			r.mu.Lock()
 			if r.closed { // closed while we replayed: do not hand out
@@ -77,6 +122,12 @@ func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 			return ep, nil
 		}
 		p.Discard(sb)
+		if prefix.IsApplyError(err) && !applyRetried && ctx.Err() == nil {
+			// The entry is dropped: the next attempt replays live.
+			applyRetried = true
+			attempt--
+			continue
+		}
 		if !Retryable(err) || attempt > r.cfg.retries || ctx.Err() != nil {
 			return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: err}
 		}

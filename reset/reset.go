@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/rbx-sandbox/rbx/pool"
+	"github.com/rbx-sandbox/rbx/prefix"
 	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -25,19 +26,25 @@ import (
 // Resetter hands out sandboxes reset to checkpoints. It is safe for
 // concurrent use.
 type Resetter struct {
-	rt     pool.Creator
-	rp     *replayer.Replayer
-	cfg    config
-	mu     sync.Mutex
-	pools  map[string]*pool.Pool
-	out    map[string]handed // sandboxes handed out, by id
-	closed bool
+	rt    pool.Creator
+	rp    *replayer.Replayer
+	cfg   config
+	mu    sync.Mutex
+	pools map[string]*pool.Pool
+	// digests are the prefix cache's task digests, by pool key.
+	digests map[string]string
+	out     map[string]handed // sandboxes handed out, by id
+	noImage sync.Once         // logged: the backend reports no image id
+	stages  map[string]*stage // by pool key
+	closed  bool
 }
 
 type config struct {
 	retries  int
 	poolOpts []pool.Option
 	log      *slog.Logger
+	cache    *prefix.Cache
+	staging  int
 }
 
 // Option configures a Resetter.
@@ -62,6 +69,14 @@ func WithPoolOptions(opts ...pool.Option) Option {
 	return func(c *config) error { c.poolOpts = append(c.poolOpts, opts...); return nil }
 }
 
+// WithPrefixCache reuses the state after the longest reusable prefix of
+// [0, k) from c and replays only the rest live (default: none, every reset
+// replays [0, k) live). prefilter, which must prove that replay works,
+// does not use it.
+func WithPrefixCache(c *prefix.Cache) Option {
+	return func(cfg *config) error { cfg.cache = c; return nil }
+}
+
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }
 
@@ -73,7 +88,8 @@ func New(rt pool.Creator, rp *replayer.Replayer, opts ...Option) (*Resetter, err
 			return nil, err
 		}
 	}
-	return &Resetter{rt: rt, rp: rp, cfg: cfg, pools: map[string]*pool.Pool{}, out: map[string]handed{}}, nil
+	return &Resetter{rt: rt, rp: rp, cfg: cfg, pools: map[string]*pool.Pool{}, digests: map[string]string{}, out: map[string]handed{},
+		stages: map[string]*stage{}}, nil
 }
 
 // Key identifies a task's pool: its id and everything that shapes its
@@ -96,23 +112,42 @@ func (r *Resetter) Warm(tk *task.Task) error {
 }
 
 func (r *Resetter) poolFor(tk *task.Task) (*pool.Pool, error) {
+	tp, err := r.taskPool(tk)
+	return tp.pool, err
+}
+
+// taskPool is a task's pool, its key and its prefix cache digest ("" when
+// the cache is off or the task's files cannot be read).
+type taskPool struct {
+	pool        *pool.Pool
+	key, digest string
+}
+
+func (r *Resetter) taskPool(tk *task.Task) (taskPool, error) {
 	key := Key(tk)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, pool.ErrClosed
+		return taskPool{}, pool.ErrClosed
 	}
 	if p, ok := r.pools[key]; ok {
-		return p, nil
+		return taskPool{p, key, r.digests[key]}, nil
 	}
 	tmpl := pool.Template{Key: key, Spec: provision.Spec(tk),
 		Prepare: func(ctx context.Context, sb sandbox.Sandbox) error { return provision.Prepare(ctx, sb, tk) }}
 	p, err := pool.New(r.rt, tmpl, append([]pool.Option{pool.WithLogger(r.cfg.log)}, r.cfg.poolOpts...)...)
 	if err != nil {
-		return nil, fmt.Errorf("pool for task %q: %w", tk.ID, err)
+		return taskPool{}, fmt.Errorf("pool for task %q: %w", tk.ID, err)
 	}
 	r.pools[key] = p
-	return p, nil
+	if r.cfg.cache != nil {
+		d, err := taskDigest(key, tk)
+		if err != nil {
+			r.cfg.log.Warn("prefix cache off for this task: its files cannot be read", "task", tk.ID, "err", err)
+		}
+		r.digests[key] = d
+	}
+	return taskPool{p, key, r.digests[key]}, nil
 }
 
 // Stats returns every pool's counters.
@@ -141,6 +176,7 @@ func (r *Resetter) Close(ctx context.Context) error {
 	pools, out := r.pools, r.out
 	r.pools, r.out = map[string]*pool.Pool{}, map[string]handed{}
 	r.mu.Unlock()
+	r.stopStages()
 	for _, h := range out {
 		h.pool.Discard(h.sb)
 	}
@@ -148,5 +184,11 @@ func (r *Resetter) Close(ctx context.Context) error {
 	for _, p := range pools {
 		errs = append(errs, p.Close(ctx))
 	}
+	if r.cfg.cache != nil {
+		r.cfg.cache.Close()
+	}
 	return errors.Join(errs...)
 }
+
+// PrefixCache returns the prefix cache resets use, nil when off.
+func (r *Resetter) PrefixCache() *prefix.Cache { return r.cfg.cache }

@@ -201,7 +201,7 @@ type loopback struct {
 	done chan struct{}
 }
 
-func newLoopback(b *testing.B, h http.Handler) *loopback {
+func newLoopback(b testing.TB, h http.Handler) *loopback {
 	ln, err := (&net0{}).listen()
 	require.NoError(b, err)
 	l := &loopback{url: "http://" + ln.Addr().String(), srv: &http.Server{Handler: h}, done: make(chan struct{}),

@@ -17,6 +17,7 @@ type metrics struct {
 	requests  *prometheus.HistogramVec
 	resets    *prometheus.CounterVec
 	resetDur  *prometheus.HistogramVec
+	phases    *prometheus.HistogramVec
 	stepExec  prometheus.Histogram
 	outcomes  *prometheus.CounterVec
 	errors    *prometheus.CounterVec
@@ -36,6 +37,9 @@ func newMetrics(s *Server) *metrics {
 			Help: "Episodes reset, by task and result (ok, failed)."}, []string{"task", "result"}),
 		resetDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rbx_serve_reset_seconds",
 			Help: "Time to hand out one episode (pool wait and replay to k).", Buckets: latencyBuckets}, []string{"task"}),
+		phases: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rbx_serve_reset_phase_seconds",
+			Help:    "Time of one reset by phase: pool_wait (a warm sandbox), cache_apply (restoring a cached prefix), live_replay (steps replayed live), cache_build (capturing a prefix for the cache).",
+			Buckets: latencyBuckets}, []string{"phase"}),
 		stepExec: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rbx_serve_step_exec_seconds",
 			Help: "The sandbox's own execution time of one policy step.", Buckets: latencyBuckets}),
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rbx_serve_outcomes_total",
@@ -51,7 +55,7 @@ func newMetrics(s *Server) *metrics {
 	}
 	open := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rbx_serve_episodes_open",
 		Help: "Episodes holding a sandbox."}, func() float64 { return float64(s.openCount()) })
-	m.reg.MustRegister(m.requests, m.resets, m.resetDur, m.stepExec, m.outcomes, m.errors, m.lost, m.expired, m.truncated, open,
+	m.reg.MustRegister(m.requests, m.resets, m.resetDur, m.phases, prefixCollector{s}, m.stepExec, m.outcomes, m.errors, m.lost, m.expired, m.truncated, open,
 		poolCollector{s}, collectors.NewGoCollector())
 	return m
 }

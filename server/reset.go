@@ -12,6 +12,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
@@ -61,11 +62,30 @@ type EpisodeInfo struct {
 
 // Timings say where a reset's time went.
 type Timings struct {
-	// ResetMS is the pool wait plus the replay to k; ReplayMS the replay.
+	// ResetMS is the whole reset to k; ReplayMS the steps replayed live.
 	ResetMS  float64 `json:"reset_ms"`
 	ReplayMS float64 `json:"replay_ms"`
+	// PoolWaitMS is the wait for a warm sandbox; CacheApplyMS restoring
+	// the state of CachedSteps steps from the prefix cache; CacheBuildMS
+	// capturing a state for the cache (a miss pays it once per prefix).
+	PoolWaitMS   float64 `json:"pool_wait_ms"`
+	CacheApplyMS float64 `json:"cache_apply_ms,omitempty"`
+	CacheBuildMS float64 `json:"cache_build_ms,omitempty"`
+	CachedSteps  int     `json:"cached_steps,omitempty"`
+	// Cache is how the prefix cache served the reset: hit, built, bypass,
+	// or empty when it is off.
+	Cache string `json:"cache,omitempty"`
+	// Staged: the sandbox was restored from the cache ahead of the reset.
+	Staged bool `json:"staged,omitempty"`
 	// InheritMS is a fork's replay of the parent's actions.
 	InheritMS float64 `json:"inherit_ms,omitempty"`
+}
+
+// resetTimings reports a reset's timings.
+func resetTimings(rs *reset.Episode, dur time.Duration) Timings {
+	t := rs.Timings
+	return Timings{ResetMS: ms(dur), ReplayMS: ms(t.Replay), PoolWaitMS: ms(t.PoolWait), CacheApplyMS: ms(t.Apply),
+		CacheBuildMS: ms(t.Build), CachedSteps: rs.Cached, Cache: string(rs.Cache), Staged: rs.Staged}
 }
 
 func (s *Server) reset(r *http.Request) (any, *APIError) {
@@ -180,13 +200,14 @@ func (s *Server) open(ctx context.Context, e *Entry, k int) (*episode, EpisodeIn
 	sb, rep := rs.Sandbox, rs.Report
 	s.met.resets.WithLabelValues(e.Task.ID, "ok").Inc()
 	s.met.resetDur.WithLabelValues(e.Task.ID).Observe(dur.Seconds())
+	s.met.observePhases(rs)
 	id := newEpisodeID()
 	t := now()
 	ep := &episode{entry: e, sb: sb, run: rs.Run, used: t,
 		rec: record{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(), RefVersion: e.version, State: StateOpen, Created: t, Updated: t}}
 	ep.holds.Store(true)
 	info := EpisodeInfo{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(), RefVersion: e.version,
-		Timings: Timings{ResetMS: ms(dur), ReplayMS: ms(rep.Duration)}}
+		Timings: resetTimings(rs, dur)}
 	info.Messages, err = prefixMessages(e, rep, k)
 	if err != nil {
 		s.rs.Release(sb)

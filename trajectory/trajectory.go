@@ -125,6 +125,10 @@ type Observation struct {
 	// Pinned marks an observation measured by prefilter on the verified
 	// runs, not recorded by the source.
 	Pinned bool `json:"pinned,omitempty"`
+	// Varied marks a pinned step whose output differed between the
+	// verified runs (its comparison was loosened): the state after it may
+	// differ from run to run, so the prefix cache never reuses it.
+	Varied bool `json:"varied,omitempty"`
 
 	// Truncated: Output is an excerpt of OutputBytes bytes (live only).
 	Truncated   bool  `json:"truncated,omitempty"`
@@ -147,7 +151,7 @@ type Observation struct {
 // Recorded returns the part of o a trajectory records: output, exit code,
 // HTTP status and pinned digest.
 func (o Observation) Recorded() *Observation {
-	return &Observation{Output: o.Output, ExitCode: o.ExitCode, Status: o.Status, OutputSHA256: o.OutputSHA256, Pinned: o.Pinned}
+	return &Observation{Output: o.Output, ExitCode: o.ExitCode, Status: o.Status, OutputSHA256: o.OutputSHA256, Pinned: o.Pinned, Varied: o.Varied}
 }
 
 // IsCheckpoint reports whether resetting right after step i is allowed.

@@ -29,6 +29,7 @@ type probeOptions struct {
 	tasks, server, tokenFile, caFile                          string
 	services                                                  []string
 	rt                                                        runtimeFlags
+	prefix                                                    prefixFlags
 }
 
 func newProbeCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
@@ -89,6 +90,7 @@ pool and its verifier, at explicit checkpoints whose outcomes do not feed its cu
 	f.StringVar(&o.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "openai: environment variable holding the API key")
 	f.IntVar(&o.maxSteps, "max-steps", 0, "actions per episode (default: openai 30, others 4·(T−k)+16)")
 	f.DurationVar(&o.episodeTimeout, "episode-timeout", 0, "bound on the acting part of an episode (default: the task's)")
+	o.prefix.register(f)
 	f.StringVar(&o.command, "cmd", "", `cmd: the command line, run by /bin/sh -c, e.g. "python3 agent.py"`)
 	o.rt.register(cmd)
 	return cmd
@@ -191,7 +193,11 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	if err := ensureImage(ctx, rt, o.rt, ld.task.Image); err != nil {
 		return err
 	}
-	rs, err := reset.New(rt, rp, reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(o.concurrency), pool.WithLogger(log)))
+	cache, err := o.prefix.options(log, o.concurrency)
+	if err != nil {
+		return err
+	}
+	rs, err := reset.New(rt, rp, append(cache, reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(o.concurrency), pool.WithLogger(log)))...)
 	if err != nil {
 		return err
 	}

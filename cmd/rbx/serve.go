@@ -45,6 +45,7 @@ type serveOptions struct {
 	refresh   bool
 	repeats   int
 	rock      rockFlags
+	prefix    prefixFlags
 	rt        runtimeFlags
 	cur       curriculumFlags
 }
@@ -106,6 +107,7 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 	f.BoolVar(&o.refresh, "refresh-references", false, "adopt a successful policy episode shorter than the reference's suffix as the task's next reference version, after --refresh-repeats checks in fresh sandboxes (docs/reference-refresh.md)")
 	f.IntVar(&o.repeats, "refresh-repeats", 3, "with --refresh-references: how many fresh-sandbox replays and verifications a candidate reference must pass")
 	o.rock.register(cmd)
+	o.prefix.register(f)
 	o.rt.register(cmd)
 	o.cur.register(cmd)
 	return cmd
@@ -189,7 +191,11 @@ func newServeResetter(rt pool.Creator, o *serveOptions, log *slog.Logger) (*repl
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --compare: %w", errUsage, err)
 	}
-	rs, err := reset.New(rt, rp, reset.WithPoolOptions(pool.WithSize(o.pool)), reset.WithLogger(log))
+	cache, err := o.prefix.options(log, o.pool)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := reset.New(rt, rp, append(cache, reset.WithPoolOptions(pool.WithSize(o.pool)), reset.WithLogger(log))...)
 	return rp, rs, err
 }
 
@@ -271,7 +277,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 		}
 	}
 	if err == nil {
-		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.state)
+		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, prefix cache %s, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.prefix.mode, o.state)
 		fmt.Fprintf(s.Out, "listening on %s\n", url)
 		err = server.Listen(ctx, ln, h, o.drain)
 	}

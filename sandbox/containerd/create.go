@@ -58,6 +58,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		return nil, err
 	}
 	sb := newSandbox(r, c, spec)
+	sb.imageID = img.Target().Digest.String()
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("create sandbox %s: %w", id, errors.Join(err, sb.Remove(ctx)))

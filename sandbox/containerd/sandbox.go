@@ -30,6 +30,8 @@ type Sandbox struct {
 	mode        sandbox.Mode
 	stepTimeout time.Duration
 	outputCap   int
+	// imageID is the image's content digest (its target), "" when unknown.
+	imageID string
 
 	// stepMu serialises session steps. mu guards sess (replaced when the
 	// shell breaks or exits), removed and oomSeen; Remove takes only mu so
@@ -59,6 +61,11 @@ func newSandbox(r *Runtime, c client.Container, spec sandbox.Spec) *Sandbox {
 
 // ID returns the container id.
 func (s *Sandbox) ID() string { return s.id }
+
+// ImageID returns the content digest of the sandbox's image, so that state
+// derived from one image is never applied to another under the same name;
+// "" when unknown.
+func (s *Sandbox) ImageID() string { return s.imageID }
 
 // Exec runs req in the sandbox's mode, or in req.Mode when set.
 func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {

@@ -72,7 +72,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		return nil, err
 	}
 	sb := newSandbox(r, created.ID, spec)
-	sb.owner = owner
+	sb.owner, sb.imageID = owner, imageID
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("create sandbox %s: %w", created.ID, errors.Join(err, sb.Remove(ctx)))

@@ -33,6 +33,7 @@ func (r *Runtime) Open(ctx context.Context, id string) (sandbox.Sandbox, error) 
 	spec.ReadOnlyRoot = info.HostConfig != nil && info.HostConfig.ReadonlyRootfs
 	sb := newSandbox(r, info.ID, spec)
 	sb.oomSeen = -1 // not created here: earlier OOM kills are unknown
+	sb.imageID = info.Image
 	if info.Config.User != "" {
 		if sb.owner, err = r.lookupOwner(ctx, info.ID, info.Config.User); err != nil {
 			return nil, fmt.Errorf("open sandbox %s: %w", id, err)

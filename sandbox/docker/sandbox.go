@@ -32,6 +32,9 @@ type Sandbox struct {
 	// roots are where archives may be extracted (a read-only root's
 	// writable mounts); nil means anywhere.
 	roots []string
+	// imageID is the content id of the image the container was created
+	// from ("" when unknown).
+	imageID string
 
 	// stepMu serialises session steps. connMu guards sess, which is
 	// replaced when the shell breaks or exits; Remove takes only connMu so
@@ -66,6 +69,11 @@ func newSandbox(r *Runtime, id string, spec sandbox.Spec) *Sandbox {
 
 // ID returns the container id.
 func (s *Sandbox) ID() string { return s.id }
+
+// ImageID returns the content id of the sandbox's image (sha256:...), so
+// that state derived from one image is never applied to another under the
+// same tag; "" when unknown.
+func (s *Sandbox) ImageID() string { return s.imageID }
 
 // Exec runs req in the sandbox's mode, or in req.Mode when set.
 func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
