@@ -51,7 +51,8 @@ owns them, and no others.`,
 	f.DurationVar(&o.olderThan, "older-than", 0, "remove exactly the rbx sandboxes older than this duration (e.g. 2h)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be removed, remove nothing")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
-	f.StringVar(&o.rt.name, "runtime", "auto", "sandbox backend: auto (docker; fails when no engine answers), docker or local")
+	f.StringVar(&o.rt.name, "runtime", "auto", "sandbox backend: auto (docker, else containerd; fails when no engine answers), docker, containerd, kubernetes or local")
+	o.rt.registerKubernetes(cmd)
 	return cmd
 }
 
