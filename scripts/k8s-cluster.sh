@@ -11,6 +11,7 @@
 #   scripts/k8s-cluster.sh down    stop everything and restore the host
 #   scripts/k8s-cluster.sh status  print whether it runs
 #   scripts/k8s-cluster.sh env     print the export line for KUBECONFIG
+#   scripts/k8s-cluster.sh kubeconfig  print the kubeconfig path
 #
 # Environment: RBX_K8S_DIR (state, default /tmp/rbx-k8s), K8S_VERSION
 # (default v1.34.4: 1.35+ refuses cgroup v1), RBX_K8S_IMAGES (images to
@@ -329,5 +330,6 @@ up) cmd_up ;;
 down) cmd_down ;;
 status) cmd_status ;;
 env) echo "export KUBECONFIG=$KUBECONFIG" ;;
-*) echo "usage: $0 up|down|status|env" >&2; exit 2 ;;
+kubeconfig) echo "$KUBECONFIG" ;;
+*) echo "usage: $0 up|down|status|env|kubeconfig" >&2; exit 2 ;;
 esac
