@@ -89,7 +89,7 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 			TerminationGracePeriodSeconds: &grace,
 			InitContainers: []corev1.Container{{
 				Name: toolsInit, Image: r.cfg.toolsImage, ImagePullPolicy: pullPolicy(r.cfg.pull, r.cfg.toolsImage),
-				Command:         []string{"/bin/busybox", "sh", "-c", "/bin/busybox cp /bin/busybox " + busybox + " && " + busybox + " --install -s " + toolsBin},
+				Command:         []string{"/bin/busybox", "sh", "-c", "/bin/busybox cp /bin/busybox " + busybox + " && /bin/busybox mkdir -p " + toolsBin + " && " + busybox + " --install -s " + toolsBin},
 				VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
 				SecurityContext: toolsSC,
 				Resources:       corev1.ResourceRequirements{Limits: small, Requests: small},
