@@ -150,7 +150,7 @@ import_images() {
 	if ! ctr -a "$SOCK" -n k8s.io images ls -q | grep -qx "$PAUSE"; then
 		CGO_ENABLED=0 "$GO" build -C "$repo" -trimpath -ldflags "-s -w" -o "$pause/pause" ./scripts/k8s/pause
 		docker rmi "$PAUSE" >/dev/null 2>&1 || true
-		tar -C "$pause" -c pause | docker import -q --change 'ENTRYPOINT ["/pause"]' - "$PAUSE" >/dev/null
+		tar -C "$pause" -c pause | docker import --change 'ENTRYPOINT ["/pause"]' - "$PAUSE" >/dev/null
 		docker save "$PAUSE" | ctr -a "$SOCK" -n k8s.io images import - >/dev/null
 		docker rmi "$PAUSE" >/dev/null
 	fi
@@ -239,6 +239,8 @@ cmd_up() {
 	fi
 	need_packages
 	"$here/k8s/build.sh" >&2
+	# A failed start leaves nothing running: the logs are shown, then down.
+	trap 'rc=$?; trap - ERR; log "up failed (exit $rc)"; tail -n 20 "$D"/logs/*.log >&2 2>/dev/null || true; cmd_down; exit $rc' ERR
 	mkdir -p "$D/logs" "$D/pids"
 	# What down restores: the sysctls, and the host paths the kubelet and
 	# libcni create when they do not exist yet.
@@ -257,6 +259,7 @@ cmd_up() {
 	api /api/v1/namespaces -X POST -H 'Content-Type: application/json' \
 		-d "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$NS\"}}" >/dev/null 2>&1 || true
 	waitfor 60 "the default service account of namespace $NS" ns_ready
+	trap - ERR
 	log "up in $((SECONDS - t0)) s; export KUBECONFIG=$KUBECONFIG (namespace $NS)"
 }
 

@@ -64,6 +64,11 @@ func (r *Runtime) executor(pod string, args []string, stdin bool) (remotecommand
 // writes). The stream outlives ctx: the caller ends a process by killing
 // it, then calls proc.stop.
 func (s *Sandbox) run(ctx context.Context, args []string, stdin io.Reader, out io.Writer) (*proc, error) {
+	return s.runErr(ctx, args, stdin, out, out)
+}
+
+// runErr is run with stderr apart.
+func (s *Sandbox) runErr(ctx context.Context, args []string, stdin io.Reader, out, errOut io.Writer) (*proc, error) {
 	ex, err := s.rt.executor(s.id, args, stdin != nil)
 	if err != nil {
 		return nil, fmt.Errorf("exec %q: %w", args[0], err)
@@ -71,10 +76,13 @@ func (s *Sandbox) run(ctx context.Context, args []string, stdin io.Reader, out i
 	if out == nil {
 		out = io.Discard
 	}
+	if errOut == nil {
+		errOut = io.Discard
+	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	ch := make(chan execStatus, 1)
 	go func() {
-		err := ex.StreamWithContext(sctx, remotecommand.StreamOptions{Stdin: stdin, Stdout: out, Stderr: out})
+		err := ex.StreamWithContext(sctx, remotecommand.StreamOptions{Stdin: stdin, Stdout: out, Stderr: errOut})
 		var es exitStatus
 		switch {
 		case err == nil:

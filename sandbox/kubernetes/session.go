@@ -43,9 +43,12 @@ func (c *shellConn) close() {
 // prints its exit status with the exit marker, so that the loss is seen at
 // once even when background jobs keep the output stream open; it is the
 // containerd backend's supervisor (see there), after the ulimits and the
-// workdir (an exec has no cwd or rlimits of its own).
+// workdir (an exec has no cwd or rlimits of its own), with one difference:
+// its stderr stays open (openSession discards what it prints, such as
+// busybox sh's "Killed"), because the exec stream's stdin ends once no
+// process holds the exec's stderr.
 func (s *Sandbox) supervisor() []string {
-	return []string{"/bin/sh", "-c", s.wrap() + session.ReadExitMarker + "; s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 >/dev/null 2>&1; " +
+	return []string{"/bin/sh", "-c", s.wrap() + session.ReadExitMarker + "; s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 >/dev/null; " +
 		"b=/bin/sh; command -v bash >/dev/null 2>&1 && b='bash --noprofile --norc'; " +
 		"(exec $s $b >&3 2>&3 3>&-); " +
 		"{ " + session.ExitScript + "; } >&3"}
@@ -57,7 +60,7 @@ func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &shellConn{stdin: inW, out: outR}
-	pr, err := s.run(ctx, s.supervisor(), inR, outW)
+	pr, err := s.runErr(ctx, s.supervisor(), inR, outW, io.Discard)
 	if err != nil {
 		c.close()
 		return nil, fmt.Errorf("open session: %w", err)
