@@ -32,7 +32,7 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.containerdAddress, "containerd-address", "", containerdAddressUsage)
 	cmd.Flags().StringVar(&f.containerdSnap, "containerd-snapshotter", "", containerdSnapshotterUsage)
 	f.registerKubernetes(cmd)
-	cmd.Flags().StringVar(&f.pull, "pull", string(sandbox.PullMissing), "when to pull a task's image from its registry (docker, containerd): never, missing or always; credentials from ~/.docker/config.json")
+	cmd.Flags().StringVar(&f.pull, "pull", string(sandbox.PullMissing), "when to pull a task's image from its registry (docker, containerd; kubernetes: the pods' imagePullPolicy): never, missing or always; credentials from ~/.docker/config.json (kubernetes: the cluster's)")
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }
 
