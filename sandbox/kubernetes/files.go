@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,7 +42,8 @@ func (s *Sandbox) WriteFile(ctx context.Context, p string, data []byte, mode fs.
 		target = `"$p.rbx-tmp"`
 		finish = fmt.Sprintf(` && chmod %o "$p.rbx-tmp" && mv -f "$p.rbx-tmp" "$p"`, mode.Perm())
 	}
-	script := fmt.Sprintf(`umask 022; p=%s; d=${p%%/*}; mkdir -p -- "${d:-/}" && cat > %s%s`, session.Quote(p), target, finish)
+	script := fmt.Sprintf(`umask 022; p=%s; d=${p%%/*}; mkdir -p -- "${d:-/}" && head -c %d > %s && [ "$(wc -c < %s)" -eq %d ]%s`,
+		session.Quote(p), len(data), target, target, len(data), finish)
 	out, code, err := s.fileExec(ctx, script, data, nil)
 	if err != nil {
 		return fmt.Errorf("write %s in %s: %w", p, s.id, err)
@@ -115,7 +117,7 @@ func (s *Sandbox) WriteFiles(ctx context.Context, files []sandbox.File) error {
 		mk.WriteString(" " + session.Quote(d))
 	}
 	full := "umask 022; fail() { rm -f --" + tmps.String() + "; exit 1; }\nmkdir -p --" + mk.String() +
-		" || fail\ntar -x -o -f - -C / || fail\n" + script.String()
+		" || fail\nhead -c " + strconv.Itoa(archive.Len()) + " | tar -x -o -f - -C / || fail\n" + script.String()
 	out, code, err := s.fileExec(ctx, full, archive.Bytes(), nil)
 	if err != nil {
 		return fmt.Errorf("write %d files in %s: %w", len(files), s.id, err)
@@ -126,16 +128,46 @@ func (s *Sandbox) WriteFiles(ctx context.Context, files []sandbox.File) error {
 	return nil
 }
 
-// fileExec runs script with the pod's busybox, stdin from data (when not
+// codeNoStdin is the exit code of a file script whose stdin was at its
+// end from the start (see fileExec).
+const codeNoStdin = 75
+
+// stdinTries bounds the retries of a file script that got no stdin.
+const stdinTries = 4
+
+// fileExec runs script with the pod's busybox, its stdin data (when not
 // nil), its stdout to out (when set; stderr too then) or to the returned
 // output, and returns the exit code. A pod that is gone is reported as a
 // *sandbox.GoneError.
+//
+// The kubelet's exec stream sometimes starts a process whose stdin is
+// already at its end (measured here: about 1 write in 10 came out empty,
+// over WebSocket and SPDY alike). So the data goes behind a one-byte gate,
+// read with dd (which reads no further): a script that finds no gate exits
+// codeNoStdin having written nothing, and is run again; the scripts read
+// exactly len(data) bytes and check the size they wrote, and stdin is held
+// open until the process ends, so its end is never taken from the stream.
 func (s *Sandbox) fileExec(ctx context.Context, script string, data []byte, out *lockedBuffer) ([]byte, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, fileOpTimeout)
 	defer cancel()
+	if data != nil {
+		script = fmt.Sprintf(`g=$(dd bs=1 count=1 2>/dev/null); [ "$g" = R ] || exit %d; `, codeNoStdin) + script
+	}
+	for try := 1; ; try++ {
+		b, code, err := s.fileExecOnce(ctx, script, data, out)
+		if err != nil || code != codeNoStdin || data == nil || try == stdinTries {
+			return b, code, err
+		}
+		s.rt.cfg.log.Debug("file exec got no stdin; again", "sandbox", s.id, "try", try)
+	}
+}
+
+func (s *Sandbox) fileExecOnce(ctx context.Context, script string, data []byte, out *lockedBuffer) ([]byte, int, error) {
 	var stdin io.Reader
 	if data != nil {
-		stdin = bytes.NewReader(data)
+		held := make(chan struct{})
+		defer close(held)
+		stdin = io.MultiReader(strings.NewReader("R"), bytes.NewReader(data), heldOpen(held))
 	}
 	var w io.Writer
 	if out != nil {
@@ -151,6 +183,14 @@ func (s *Sandbox) fileExec(ctx context.Context, script string, data []byte, out 
 		}
 	}
 	return b, code, nil
+}
+
+// heldOpen is a reader that blocks until done is closed, then ends.
+type heldOpen <-chan struct{}
+
+func (h heldOpen) Read([]byte) (int, error) {
+	<-h
+	return 0, io.EOF
 }
 
 // resolve makes p absolute against the workdir; empty means the workdir.

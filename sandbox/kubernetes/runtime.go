@@ -15,6 +15,7 @@ import (
 
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
@@ -193,6 +194,11 @@ func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 			return nil, fmt.Errorf("kubernetes runtime: %w", err)
 		}
 	}
+	// client-go reports through klog, to stderr by default: what it says
+	// about exec streams rbx closed on purpose ("use of closed network
+	// connection") would land in the CLI's output. klog is per process, so
+	// the last runtime's logger takes it.
+	klog.SetSlogLogger(c.log)
 	rc, ns, err := loadConfig(c)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes runtime: %w", err)

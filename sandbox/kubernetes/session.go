@@ -55,8 +55,21 @@ func (s *Sandbox) supervisor() []string {
 }
 
 // openSession starts a supervised session shell in an exec and runs the
-// protocol's handshake on it.
+// protocol's handshake on it. A shell that exits during the handshake is
+// started again (a few times): the kubelet's exec stream sometimes starts
+// a process whose stdin is already at its end (see fileExec), and a shell
+// on such a stdin exits at once.
 func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
+	for try := 1; ; try++ {
+		c, err := s.openSessionOnce(ctx)
+		if err == nil || !errors.Is(err, session.ErrExited) || try == stdinTries || ctx.Err() != nil {
+			return c, err
+		}
+		s.rt.cfg.log.Debug("session shell ended during the handshake; again", "sandbox", s.id, "try", try, "err", err)
+	}
+}
+
+func (s *Sandbox) openSessionOnce(ctx context.Context) (*shellConn, error) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &shellConn{stdin: inW, out: outR}
@@ -68,6 +81,7 @@ func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
 	c.proc = pr
 	go func() {
 		st := <-pr.status
+		s.rt.cfg.log.Debug("session stream ended", "sandbox", s.id, "code", st.code, "err", st.err)
 		outW.CloseWithError(st.err) // nil: EOF
 	}()
 	sh, err := session.New(ctx, inW, outR, s.killStepErr, session.WithOutputCap(s.outputCap), session.WithExitReport())
