@@ -46,6 +46,7 @@ func annotations(spec sandbox.Spec) map[string]string {
 		a = map[string]string{}
 	}
 	a[sandbox.AnnotationWorkdir] = spec.Workdir
+	a[sandbox.AnnotationDiskBound] = string(diskBound(spec))
 	return a
 }
 

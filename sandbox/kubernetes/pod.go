@@ -67,8 +67,10 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 		for i, dir := range []string{spec.Workdir, "/tmp"} {
 			v := "rbx-rw-" + strconv.Itoa(i)
 			mounts = append(mounts, corev1.VolumeMount{Name: v, MountPath: dir})
+			// Memory-backed: a tmpfs of that size, full at the bound (ENOSPC)
+			// and counted against the memory limit, as on Docker.
 			volumes = append(volumes, corev1.Volume{Name: v, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
-				SizeLimit: resource.NewQuantity(spec.Limits.DiskBytes, resource.BinarySI)}}})
+				Medium: corev1.StorageMediumMemory, SizeLimit: resource.NewQuantity(spec.Limits.DiskBytes, resource.BinarySI)}}})
 		}
 	}
 	toolsSC := &corev1.SecurityContext{

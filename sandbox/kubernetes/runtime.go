@@ -211,6 +211,10 @@ func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 	if err := r.ping(ctx); err != nil {
 		return nil, fmt.Errorf("kubernetes runtime: %w", err)
 	}
+	// Said once, not silently: a pod always has a network interface, and
+	// "none" holds only where a NetworkPolicy is enforced.
+	c.log.Warn("kubernetes: sandboxes with network none rely on a NetworkPolicy selecting rbx.network=none " +
+		"(deploy/kubernetes/networkpolicy.yaml); rbx cannot check that the cluster's network plugin enforces it")
 	return r, nil
 }
 
