@@ -104,3 +104,9 @@ func (s *Sandbox) wrap() string {
 	return "ulimit -f " + strconv.FormatInt(s.limits.FileSizeBytes/512, 10) + " && ulimit -n " + strconv.FormatInt(s.limits.NoFile, 10) +
 		" || { echo 'rbx: cannot apply the sandbox ulimits' >&2; exit 126; }; cd -- " + session.Quote(s.workdir) + " || exit 126; "
 }
+
+// EnterCommand is the kubectl command line that opens shell in the pod,
+// for `rbx replay --keep`.
+func (s *Sandbox) EnterCommand(shell string) string {
+	return "kubectl -n " + s.rt.namespace + " exec -it " + s.id + " -c " + containerName + " -- " + shell
+}
