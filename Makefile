@@ -41,8 +41,9 @@ else
 	$(MAKE) --no-print-directory test-run
 endif
 
+# Test artefacts (the dashboard's screenshots) are kept in test-artefacts/.
 test-run:
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+	RBX_TEST_ARTEFACTS=$(CURDIR)/test-artefacts $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 	python3 -m unittest discover -s clients/python -v
 
 k8s-up:

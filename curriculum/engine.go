@@ -50,11 +50,23 @@ func New(opts ...Option) (*Engine, error) {
 	if cfg.theta > cfg.thetaHigh {
 		return nil, fmt.Errorf("%w: theta %v above theta-high %v", ErrInvalidOption, cfg.theta, cfg.thetaHigh)
 	}
+	if cfg.decision == DecisionPosterior && cfg.minSuccesses > cfg.window {
+		return nil, fmt.Errorf("%w: min-successes %d above window %d: the posterior rule would never move on", ErrInvalidOption, cfg.minSuccesses, cfg.window)
+	}
+	if cfg.decision == DecisionSPRT && (cfg.theta-cfg.delta <= 0 || cfg.theta+cfg.delta >= 1) {
+		return nil, fmt.Errorf("%w: sprt: theta %v ± delta %v must stay inside (0, 1)", ErrInvalidOption, cfg.theta, cfg.delta)
+	}
 	return &Engine{cfg: cfg, tasks: map[string]*taskState{}}, nil
 }
 
 // Strategy returns the engine's strategy.
 func (e *Engine) Strategy() Strategy { return e.cfg.strategy }
+
+// Decision returns the engine's decision rule.
+func (e *Engine) Decision() Decision { return e.cfg.decision }
+
+// Theta returns θ, the success rate below which a checkpoint is a bottleneck.
+func (e *Engine) Theta() float64 { return e.cfg.theta }
 
 // Register adds a task. Registering a known task again with the same shape
 // is a no-op that keeps its state (a restarted server re-registers what
@@ -82,6 +94,9 @@ func (e *Engine) register(ti TaskInfo, persist bool) error {
 		}
 	}
 	tr := newTrack(&e.cfg, ti)
+	if f := e.cfg.onMastered; f != nil {
+		tr.onMastered = func(k int) { f(Mastered{Task: ti.ID, K: k}) }
+	}
 	e.tasks[ti.ID] = &taskState{info: ti, version: 1, tr: tr, pol: newStrategyState(tr)}
 	return nil
 }
@@ -168,8 +183,11 @@ func (e *Engine) Restore(tasks []TaskInfo, outcomes []Outcome, rebases ...Rebase
 			return fmt.Errorf("restore outcome %d: task %q k = %d: %w", i, o.Task, o.K, ErrInvalidCheckpoint)
 		}
 		ts.mu.Lock()
+		hook := ts.tr.onMastered
+		ts.tr.onMastered = nil // replayed decisions were heard before the restart
 		ts.tr.record(o.K, o.Success)
 		ts.pol.observe(o.K, o.Success)
+		ts.tr.onMastered = hook
 		ts.mu.Unlock()
 	}
 	return rebaseUpTo(len(outcomes))

@@ -18,22 +18,27 @@ var Strategies = []Strategy{Sequential, Heuristic, Parallel, SearchLearn}
 
 // config holds the engine's parameters.
 type config struct {
-	strategy   Strategy
-	window     int     // W
-	theta      float64 // θ
-	thetaHigh  float64 // θ_high
-	deltaMax   int     // δ_max
-	segments   int     // M
-	roundSize  int     // N
-	anchors    int     // N_anchor
-	probes     int     // N_probe
-	stuckAfter int
-	recorder   Recorder
+	strategy     Strategy
+	decision     Decision
+	alpha        float64 // α, the posterior rule's error rate
+	minSuccesses int     // s_min, the posterior rule's fewest successes
+	sprtAlpha    float64 // the SPRT's error rates
+	delta        float64 // δ, the SPRT's half-width
+	window       int     // W
+	theta        float64 // θ
+	thetaHigh    float64 // θ_high
+	deltaMax     int     // δ_max
+	segments     int     // M
+	anchors      int     // N_anchor
+	probes       int     // N_probe
+	stuckAfter   int
+	recorder     Recorder
+	onMastered   func(Mastered)
 }
 
 func defaults() config {
-	return config{strategy: Sequential, window: 8, theta: 0.5, thetaHigh: 0.625, deltaMax: 4,
-		segments: 4, roundSize: 8, anchors: 8, probes: 1, stuckAfter: 32}
+	return config{strategy: Sequential, decision: DecisionPosterior, alpha: 0.125, minSuccesses: 4, sprtAlpha: 0.05, delta: 0.25, window: 8, theta: 0.5, thetaHigh: 0.625, deltaMax: 4,
+		segments: 4, anchors: 8, probes: 1, stuckAfter: 32}
 }
 
 // Option configures an Engine.
@@ -52,9 +57,10 @@ func WithStrategy(s Strategy) Option {
 	}
 }
 
-// WithWindow sets W, the number of recent episodes at a checkpoint that p̂
-// is computed over (default 8, at most 64). A decision needs a full window,
-// or enough outcomes in it that the free slots cannot change it.
+// WithWindow sets W, the number of recent episodes at a checkpoint the
+// posterior and window rules look at (default 8, at most 64). The window
+// rule needs a full window, or enough outcomes in it that the free slots
+// cannot change its verdict.
 func WithWindow(w int) Option {
 	return intOpt("window", w, 1, 64, func(c *config) *int { return &c.window })
 }
@@ -70,8 +76,8 @@ func WithTheta(t float64) Option {
 	}
 }
 
-// WithThetaHigh sets θ_high, the success rate at which a checkpoint counts
-// as mastered and the curriculum moves earlier (default 0.625).
+// WithThetaHigh sets θ_high, the window rule's p̂ at which a checkpoint
+// counts as mastered and the curriculum moves earlier (default 0.625).
 func WithThetaHigh(t float64) Option {
 	return func(c *config) error {
 		if t <= 0 || t > 1 {
@@ -92,11 +98,6 @@ func WithSegments(m int) Option {
 	return intOpt("segments", m, 1, 1<<20, func(c *config) *int { return &c.segments })
 }
 
-// WithRoundSize sets N, Search-Learn's episodes per LEARN round (default 8).
-func WithRoundSize(n int) Option {
-	return intOpt("round size", n, 1, 1<<20, func(c *config) *int { return &c.roundSize })
-}
-
 // WithAnchors sets N_anchor, Search-Learn's anchors per SEARCH (default 8).
 func WithAnchors(n int) Option {
 	return intOpt("anchors", n, 1, 1<<20, func(c *config) *int { return &c.anchors })
@@ -111,6 +112,24 @@ func WithProbes(n int) Option {
 // (p̂ = 0 throughout) flag it as stuck (default 32).
 func WithStuckAfter(n int) Option {
 	return intOpt("stuck-after", n, 1, 1<<30, func(c *config) *int { return &c.stuckAfter })
+}
+
+// Mastered is a curriculum decision: the strategy left checkpoint K of
+// Task as mastered (stepped back from it, finished its segment, or ended a
+// Search-Learn LEARN there).
+type Mastered struct {
+	Task string
+	K    int
+}
+
+// WithOnMastered calls f for every checkpoint a strategy leaves as
+// mastered, under the task's lock (f must not call the engine). Restore
+// does not call it: the decisions it replays were heard before.
+func WithOnMastered(f func(Mastered)) Option {
+	return func(c *config) error {
+		c.onMastered = f
+		return nil
+	}
 }
 
 // WithRecorder makes Observe store every outcome through r before it

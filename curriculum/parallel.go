@@ -2,7 +2,10 @@ package curriculum
 
 // parallel is Parallel Rollback: M segments spread uniformly over [0, T],
 // each running Sequential Rollback on its own; the episode budget is split
-// round-robin between the unfinished segments.
+// round-robin between the unfinished segments. The task is solved when the
+// first segment masters k = 0, whatever the later segments still train:
+// their checkpoints are suffixes of an episode from k = 0, so they no longer
+// need episodes of their own (DESIGN.md §6: finished when k = 0 is mastered).
 type parallel struct {
 	segs []*sequential
 	his  []int // each segment's upper bound, to route outcomes
@@ -22,6 +25,9 @@ func newParallel(tr *track) *parallel {
 }
 
 func (p *parallel) next(n int) (int, Purpose) {
+	if p.done() {
+		return 0, PurposeSolved
+	}
 	for range p.segs {
 		seg := p.segs[p.rr%len(p.segs)]
 		p.rr++
@@ -41,14 +47,8 @@ func (p *parallel) observe(k int, success bool) {
 	}
 }
 
-func (p *parallel) done() bool {
-	for _, s := range p.segs {
-		if !s.finished {
-			return false
-		}
-	}
-	return true
-}
+// done reports that the first segment, the one holding k = 0, is finished.
+func (p *parallel) done() bool { return len(p.segs) == 0 || p.segs[0].finished }
 
 func (p *parallel) describe(st *Status) {
 	st.Phase = "rollback"

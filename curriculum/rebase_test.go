@@ -26,7 +26,7 @@ func master(t *testing.T, e *Engine, task string, until, n int) {
 }
 
 func TestRebaseMapsPosition(t *testing.T) {
-	w2 := []Option{WithWindow(2)} // two successes master a checkpoint
+	w2 := []Option{WithDecision(DecisionWindow), WithWindow(2)} // two successes master a checkpoint
 	tests := []struct {
 		name     string
 		opts     []Option

@@ -14,8 +14,12 @@ const (
 //	domain ← [0, T]   (servable: its valid checkpoints below T)
 //	SEARCH:   N_anchor anchors spread uniformly over the domain, N_probe episodes each
 //	SELECT:   s_c ← first anchor from the start with p̂ > 0, else the domain's end
-//	LEARN:    rounds of N episodes at s_c until p̂(s_c) ≥ θ_high after a round
+//	LEARN:    every episode at s_c until the decision rule judges it mastered
 //	RESTRICT: domain ← [0, s_c − 1]; finished when the domain is empty
+//
+// The seed checks p̂(s_c) after each training round of N episodes. The
+// engine does not see the trainer's rounds, so it judges s_c on every
+// outcome, as Sequential does (docs/curriculum.md#search-learn-learn).
 type searchLearn struct {
 	tr      *track
 	hi      int // the domain is [0, hi]
@@ -25,7 +29,6 @@ type searchLearn struct {
 	probed  []int // outcomes observed per anchor in this SEARCH
 	hits    []int // successes per anchor in this SEARCH
 	sc      int
-	inRound int // outcomes at s_c in the current LEARN round
 }
 
 func newSearchLearn(tr *track) *searchLearn {
@@ -70,20 +73,9 @@ func (s *searchLearn) next(n int) (int, Purpose) {
 	case phaseLearn:
 		return s.sc, PurposeLearn
 	}
-	// The first anchor, from the start, still short of N_probe; once all
-	// are handed out (outcomes pending), the least-served one.
-	best := 0
-	for i, c := range s.issued {
-		if c < s.tr.cfg.probes {
-			best = i
-			break
-		}
-		if c < s.issued[best] {
-			best = i
-		}
-	}
-	s.issued[best] += n
-	return s.anchors[best], PurposeProbe
+	i := s.probeAt()
+	s.issued[i] += n
+	return s.anchors[i], PurposeProbe
 }
 
 func (s *searchLearn) observe(k int, success bool) {
@@ -91,45 +83,12 @@ func (s *searchLearn) observe(k int, success bool) {
 	case phaseSearch:
 		s.observeProbe(k, success)
 	case phaseLearn:
-		if k != s.sc {
-			return
-		}
-		s.inRound++
-		if s.inRound < s.tr.cfg.roundSize {
-			return
-		}
-		s.inRound = 0
-		if _, ok, _ := s.tr.verdict(s.sc); ok { // RESTRICT
-			s.hi = s.sc - 1
+		if k == s.sc && s.tr.verdict(k).mastered { // RESTRICT
+			s.tr.mastered(k)
+			s.hi = k - 1
 			s.search()
 		}
 	}
-}
-
-func (s *searchLearn) observeProbe(k int, success bool) {
-	for i, a := range s.anchors {
-		if a != k {
-			continue
-		}
-		s.probed[i]++
-		if success {
-			s.hits[i]++
-		}
-	}
-	for _, c := range s.probed {
-		if c < s.tr.cfg.probes {
-			return
-		}
-	}
-	// SELECT: first anchor from the start with p̂ > 0, else the domain's end.
-	s.sc = s.anchors[len(s.anchors)-1]
-	for i, h := range s.hits {
-		if h > 0 {
-			s.sc = s.anchors[i]
-			break
-		}
-	}
-	s.phase, s.inRound = phaseLearn, 0
 }
 
 func (s *searchLearn) done() bool { return s.phase == phaseDone }

@@ -2,9 +2,9 @@ package curriculum
 
 // sequential is Sequential Rollback on the segment [lo, hi] (Heuristic
 // Sequential when deltaMax > 1): start at the last valid checkpoint of the
-// segment, serve it until p̂ ≥ θ_high over the window, then step back —
-// δ_max valid checkpoints when p̂ = 1 (p̂ ≫ θ), else one (p̂ ≈ θ). Mastering
-// lo finishes the segment.
+// segment, serve it until the decision rule judges it mastered, then step
+// back — δ_max valid checkpoints when no episode in the evidence failed
+// (p̂ ≫ θ), else one (p̂ ≈ θ). Mastering lo finishes the segment.
 type sequential struct {
 	tr         *track
 	from       int // the segment's lower bound
@@ -40,19 +40,20 @@ func (s *sequential) observe(k int, _ bool) {
 	if s.finished || k != s.k {
 		return // a late outcome from an earlier checkpoint: statistics only
 	}
-	p, mastered, low := s.tr.verdict(k)
-	if low {
+	v := s.tr.verdict(k)
+	if v.low {
 		s.bottleneck = true
 	}
-	if !mastered {
+	if !v.mastered {
 		return
 	}
+	s.tr.mastered(k)
 	if k == s.lo {
 		s.finished = true
 		return
 	}
 	delta := 1
-	if p == 1 {
+	if v.clear {
 		delta = s.deltaMax
 	}
 	s.k, s.bottleneck = s.tr.back(k, delta, s.lo), false

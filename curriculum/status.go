@@ -25,6 +25,11 @@ type Status struct {
 	Checkpoints []CheckpointStats `json:"checkpoints"`
 	// Stuck lists the flagged checkpoints.
 	Stuck []int `json:"stuck,omitempty"`
+	// Theta, ThetaHigh and Window are the engine's θ, θ_high and W: what
+	// Rate is measured over and judged against (a chart marks them).
+	Theta     float64 `json:"theta"`
+	ThetaHigh float64 `json:"theta_high"`
+	Window    int     `json:"window"`
 }
 
 // CheckpointStats are one checkpoint's counters.
@@ -45,7 +50,8 @@ func (e *Engine) Status(task string) (Status, error) {
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	st := Status{Task: task, Strategy: e.cfg.strategy, T: ts.info.T, Version: ts.version, Solved: ts.pol.done()}
+	st := Status{Task: task, Strategy: e.cfg.strategy, T: ts.info.T, Version: ts.version, Solved: ts.pol.done(),
+		Theta: e.cfg.theta, ThetaHigh: e.cfg.thetaHigh, Window: e.cfg.window}
 	ts.pol.describe(&st)
 	if st.Solved {
 		st.Phase, st.K = "solved", 0

@@ -47,9 +47,10 @@ func newEngine(t *testing.T, ti TaskInfo, opts ...Option) *Engine {
 }
 
 func TestStrategiesServeScriptedCheckpoints(t *testing.T) {
-	// W = 4, θ = 0.5, θ_high = 0.625: mastered at 3 successes in the window
-	// (3 ≥ 2.5), low when even all free slots could not reach 2 successes.
-	w4 := []Option{WithWindow(4)}
+	// The window rule, W = 4, θ = 0.5, θ_high = 0.625: mastered at 3
+	// successes in the window (3 ≥ 2.5), low when even all free slots could
+	// not reach 2 successes.
+	w4 := []Option{WithDecision(DecisionWindow), WithWindow(4)}
 	tests := []struct {
 		name   string
 		info   TaskInfo
@@ -116,31 +117,31 @@ func TestStrategiesServeScriptedCheckpoints(t *testing.T) {
 	}, {
 		name: "search-learn: SELECT first anchor with p̂ > 0, else the end; RESTRICT",
 		info: TaskInfo{ID: "t", T: 8},
-		opts: append(w4, WithStrategy(SearchLearn), WithAnchors(4), WithRoundSize(4)),
+		opts: append(w4, WithStrategy(SearchLearn), WithAnchors(4)),
 		script: []step{
 			// SEARCH [0,7]: anchors 0, 2, 5, 7; first success from the start is 5
 			F(0, pr), F(2, pr), S(5, pr), S(7, pr),
-			S(5, ln), S(5, ln), S(5, ln), F(5, ln), // round: window S S S F = 3/4 → RESTRICT [0,4]
+			S(5, ln), S(5, ln), // window S S S: mastered on this outcome → RESTRICT [0,4]
 			// SEARCH [0,4]: anchors 0, 1, 3, 4; no success → the end, 4
 			F(0, pr), F(1, pr), F(3, pr), F(4, pr),
-			F(4, ln), F(4, ln), F(4, ln), F(4, ln), // not yet: another round
-			S(4, ln), S(4, ln), S(4, ln), S(4, ln), // → [0,3]
+			F(4, ln), F(4, ln), F(4, ln), // low
+			S(4, ln), S(4, ln), S(4, ln), // window F S S S → [0,3]
 			// SEARCH [0,3]: all four; 1 succeeds first
 			F(0, pr), S(1, pr), S(2, pr), S(3, pr),
-			S(1, ln), S(1, ln), S(1, ln), S(1, ln), // → [0,0]
+			S(1, ln), S(1, ln), // window F S S S (F from the last SEARCH) → [0,0]
 			S(0, pr),
-			S(0, ln), S(0, ln), S(0, ln), S(0, ln), // domain empty: solved
+			S(0, ln), S(0, ln), // window F S S S: domain empty, solved
 			S(0, sv),
 		},
 	}, {
 		name: "search-learn skips checkpoint:false anchors",
 		info: TaskInfo{ID: "t", T: 5, Valid: []bool{true, false, true, false, true}},
-		opts: append(w4, WithStrategy(SearchLearn), WithRoundSize(4)),
+		opts: append(w4, WithStrategy(SearchLearn)),
 		script: []step{
 			F(0, pr), S(2, pr), S(4, pr),
-			S(2, ln), S(2, ln), S(2, ln), S(2, ln),
+			S(2, ln), S(2, ln),
 			F(0, pr),
-			S(0, ln), S(0, ln), S(0, ln), S(0, ln),
+			S(0, ln), S(0, ln), S(0, ln),
 			S(0, sv),
 		},
 	}}

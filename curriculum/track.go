@@ -10,6 +10,10 @@ type kstats struct {
 	failRun  int    // consecutive failures since the last success
 	flagged  bool   // failRun reached stuckAfter
 	inWindow int    // min(n, W)
+	// The SPRT rule's running test: the log-likelihood ratio since the
+	// last completed test, and that test's result.
+	llr  float64
+	test testResult
 }
 
 // track is one task's checkpoints with their statistics; policies read it.
@@ -17,6 +21,9 @@ type track struct {
 	cfg   *config
 	valid []bool // len T
 	stats []kstats
+	// onMastered, when set, hears every checkpoint a strategy leaves as
+	// mastered (the engine's WithOnMastered hook; unset while restoring).
+	onMastered func(k int)
 }
 
 func newTrack(cfg *config, ti TaskInfo) *track {
@@ -36,6 +43,7 @@ func (t *track) record(k int, success bool) {
 	if s.inWindow < t.cfg.window {
 		s.inWindow++
 	}
+	t.sprtRecord(s, success)
 	if success {
 		s.window |= 1
 		s.succ++
@@ -58,22 +66,11 @@ func (t *track) rate(k int) (float64, bool) {
 	return float64(bits.OnesCount64(s.window)) / float64(s.inWindow), s.inWindow == t.cfg.window
 }
 
-// verdict decides p̂(k) against the thresholds once the window settles it:
-// mastered when p̂ ≥ θ_high, low when p̂ < θ, over a full window of W
-// episodes — or earlier, when the successes already in the window make the
-// outcome of its free slots irrelevant (at least θ_high·W successes, or
-// fewer than θ·W even if every free slot succeeded). p is p̂ over the
-// episodes in the window; p = 1 means every one of them succeeded.
-func (t *track) verdict(k int) (p float64, mastered, low bool) {
-	s := &t.stats[k]
-	if s.inWindow == 0 {
-		return 0, false, false
+// mastered tells the hook that a strategy left k as mastered.
+func (t *track) mastered(k int) {
+	if t.onMastered != nil {
+		t.onMastered(k)
 	}
-	w := float64(t.cfg.window)
-	succ := float64(bits.OnesCount64(s.window))
-	free := w - float64(s.inWindow)
-	const eps = 1e-9
-	return succ / float64(s.inWindow), succ >= t.cfg.thetaHigh*w-eps, succ+free < t.cfg.theta*w-eps
 }
 
 // validIn lists the valid checkpoints in [lo, hi], ascending.

@@ -110,7 +110,7 @@ func (b *builder) finishATIFStep(s *trajectory.Step, st ATIFStep, x *atifRBXStep
 			s.Observation.Output = out
 		}
 	}
-	s.Volatile, s.Checkpoint, s.Compare, s.Tokens = x.Volatile, x.Checkpoint, x.Compare, x.Tokens
+	s.Volatile, s.Checkpoint, s.Compare, s.Tokens, s.Intervened = x.Volatile, x.Checkpoint, x.Compare, x.Tokens, x.Intervened
 	s.Messages = x.Messages
 	b.add(*s)
 }

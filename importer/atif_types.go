@@ -86,6 +86,7 @@ type atifRBXStep struct {
 	Checkpoint *bool             `json:"checkpoint,omitempty"`
 	Compare    string            `json:"compare,omitempty"`
 	Tokens     int               `json:"tokens,omitempty"`
+	Intervened bool              `json:"intervened,omitempty"`
 	Messages   []json.RawMessage `json:"messages,omitempty"`
 	// HasOutput marks a step that had an observation, even an empty one.
 	HasOutput bool `json:"has_output,omitempty"`

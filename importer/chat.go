@@ -18,6 +18,8 @@ type chatMessage struct {
 	ToolCallIDs []string `json:"tool_call_ids"`
 	// Action is SWE-agent's text action, when there are no tool calls.
 	Action string `json:"action"`
+	// Intervened is rbx's flag on an intervener's turn (ExportOpenAI).
+	Intervened bool `json:"intervened"`
 
 	raw json.RawMessage
 }
@@ -91,6 +93,7 @@ func (b *builder) chat(msgs []*chatMessage, h chatHooks) {
 				own = append(own, m.raw)
 			}
 			s := b.callStep(tc)
+			s.Intervened = m.Intervened
 			if k, ok := results[tc.ID]; ok && !used[k] {
 				used[k] = true
 				own = append(own, msgs[k].raw)
@@ -111,7 +114,9 @@ func (b *builder) textTurn(msgs []*chatMessage, i int, used map[int]bool, h chat
 		calls, ok = h.textCalls(m)
 	}
 	if !ok {
-		b.add(noop(text(m.Content)), m.raw)
+		s := noop(text(m.Content))
+		s.Intervened = m.Intervened
+		b.add(s, m.raw)
 		return
 	}
 	own := []json.RawMessage{m.raw}

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,7 +46,7 @@ func ExportATIF(t *trajectory.Trajectory) (*ATIF, error) {
 }
 
 func atifStep(i int, s trajectory.Step) (ATIFStep, error) {
-	x := &atifRBXStep{Volatile: s.Volatile, Checkpoint: s.Checkpoint, Compare: s.Compare, Tokens: s.Tokens, Messages: s.Messages}
+	x := &atifRBXStep{Volatile: s.Volatile, Checkpoint: s.Checkpoint, Compare: s.Compare, Tokens: s.Tokens, Intervened: s.Intervened, Messages: s.Messages}
 	st := ATIFStep{Source: "agent", Extra: &atifStepExtra{RBX: x}}
 	if s.Tokens > 0 {
 		st.Metrics = &ATIFMetrics{CompletionTokens: s.Tokens}
@@ -95,12 +96,18 @@ type OpenAIChat struct {
 // with the recorded output; a noop is an assistant message with its note.
 // Importing the result gives the same actions back; exit codes, tokens and
 // the original per-step messages have no place in the format and are lost.
+// A trajectory with intervened steps (rollout-time intervention) flags
+// every message with "intervened": true on the messages of those steps,
+// false on all others, so that a trainer can mask the intervener's turns.
 func ExportOpenAI(t *trajectory.Trajectory) (*OpenAIChat, error) {
 	c := &OpenAIChat{ID: t.ID}
-	c.Messages = append(c.Messages, t.Messages...)
+	flag := flagger(t)
+	for _, m := range t.Messages {
+		c.Messages = append(c.Messages, flag(m, false))
+	}
 	for i, s := range t.Steps {
 		if s.Action == trajectory.KindNoop {
-			c.Messages = append(c.Messages, mustJSON(map[string]any{"role": "assistant", "content": s.Note}))
+			c.Messages = append(c.Messages, flag(mustJSON(map[string]any{"role": "assistant", "content": s.Note}), s.Intervened))
 			continue
 		}
 		id, content := chat.CallID(i), assistantText(s.Messages)
@@ -112,9 +119,36 @@ func ExportOpenAI(t *trajectory.Trajectory) (*OpenAIChat, error) {
 		if s.Observation != nil {
 			out = s.Observation.Output
 		}
-		c.Messages = append(c.Messages, call, chat.Result(id, out))
+		c.Messages = append(c.Messages, flag(call, s.Intervened), flag(chat.Result(id, out), s.Intervened))
 	}
 	return c, nil
+}
+
+// flagger returns what marks a message intervened or not: the identity
+// when no step of t is intervened (the export stays plain chat).
+func flagger(t *trajectory.Trajectory) func(json.RawMessage, bool) json.RawMessage {
+	for _, s := range t.Steps {
+		if s.Intervened {
+			return withIntervened
+		}
+	}
+	return func(m json.RawMessage, _ bool) json.RawMessage { return m }
+}
+
+// withIntervened sets the message's "intervened" member.
+func withIntervened(m json.RawMessage, v bool) json.RawMessage {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(m, &fields) != nil {
+		return m // not an object: left as it is (trajectories validate their messages)
+	}
+	fields["intervened"] = mustJSON(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "<" stays "<", as in the other messages
+	if enc.Encode(fields) != nil {
+		return m
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
 // WriteJSON writes v as indented JSON without HTML escaping.

@@ -21,7 +21,8 @@ import (
 // Cmd runs an external program per episode and talks to it in JSON lines.
 // rbx writes one object per line to its stdin:
 //
-//	{"type":"episode","task":ID,"instruction":...,"trajectory":ID,"k":K,"steps_total":T,"workdir":DIR}
+//	{"type":"episode","task":ID,"instruction":...,"trajectory":ID,"k":K,"steps_total":T,"workdir":DIR,
+//	 "actions":[...]?, "intervention":{"rubric":[...],"score":S,"budget":B}?}
 //	{"type":"observation","step":N,"output":...,"exit_code":C,"timed_out":B,"error":...}
 //	{"type":"error","error":...}   (its last line was not a valid action; send another)
 //
@@ -61,6 +62,12 @@ func (c Cmd) Start(ctx context.Context, ep Episode) (Agent, error) {
 	go a.read(out)
 	hello := map[string]any{"type": "episode", "task": ep.Task.ID, "instruction": ep.Task.Instruction,
 		"trajectory": ep.Trajectory.ID, "k": ep.K, "steps_total": ep.Trajectory.Len(), "workdir": provision.Spec(ep.Task).Workdir}
+	if len(ep.Actions) > 0 {
+		hello["actions"] = ep.Actions
+	}
+	if ep.Intervention != nil {
+		hello["intervention"] = ep.Intervention
+	}
 	if err := a.send(hello); err != nil {
 		return nil, errors.Join(err, a.Close())
 	}

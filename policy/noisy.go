@@ -24,7 +24,7 @@ func (Noisy) Name() string { return "noisy" }
 func (n Noisy) Start(_ context.Context, ep Episode) (Agent, error) {
 	rng := rand.New(rand.NewPCG(ep.Seed, uint64(ep.K)))
 	workdir := provision.Spec(ep.Task).Workdir
-	return &suffix{steps: ep.Trajectory.Steps, next: ep.K, alter: func(i int, s trajectory.Step) trajectory.Step {
+	return &suffix{steps: ep.Trajectory.Steps, next: ep.Next(), alter: func(i int, s trajectory.Step) trajectory.Step {
 		if p := n.Noise.P(i); p > 0 && rng.Float64() < p {
 			return Corrupt(s, workdir)
 		}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/rbx-sandbox/rbx/trajectory/chat"
 )
 
 // OpenAI is an agent loop against an OpenAI-compatible chat-completions
@@ -108,11 +110,27 @@ func NewOpenAI(baseURL, model string, opts ...OpenAIOption) (*OpenAI, error) {
 // Name returns "openai".
 func (o *OpenAI) Name() string { return "openai" }
 
-// Start prefills the chat with the prefix messages at k.
+// Start prefills the chat with the prefix messages at k, then the
+// episode's actions so far (with their live observations); an intervener
+// also gets the Intervention's prompt as a user message.
 func (o *OpenAI) Start(_ context.Context, ep Episode) (Agent, error) {
 	msgs, err := PrefixMessages(ep)
 	if err != nil {
 		return nil, err
+	}
+	for i, s := range ep.Actions {
+		live := ""
+		if s.Observation != nil {
+			live = chat.ObservationText(*s.Observation)
+		}
+		m, err := chat.LiveMessages(s, ep.K+i, live)
+		if err != nil {
+			return nil, fmt.Errorf("episode messages: action %d: %w", i, err)
+		}
+		msgs = append(msgs, m...)
+	}
+	if ep.Intervention != nil {
+		msgs = append(msgs, mustMessage(chatMessage{Role: "user", Content: ptr(ep.Intervention.Prompt())}))
 	}
 	tools, err := json.Marshal(Tools())
 	if err != nil {

@@ -23,6 +23,7 @@ type chatAgent struct {
 	pending  []toolCall // tool calls of the last reply not yet acted on
 	waiting  string     // id of the call whose observation comes next
 	steps    int
+	tokens   int // completion tokens of the last reply, for its first action
 }
 
 type toolCall struct {
@@ -77,6 +78,7 @@ func (a *chatAgent) Act(ctx context.Context, obs *trajectory.Observation) (traje
 			continue
 		}
 		a.waiting = tc.ID
+		s.Tokens, a.tokens = a.tokens, 0
 		return s, false, nil
 	}
 	return trajectory.Step{}, true, nil
@@ -84,9 +86,11 @@ func (a *chatAgent) Act(ctx context.Context, obs *trajectory.Observation) (traje
 
 func (a *chatAgent) Close() error { return nil }
 
-func (a *chatAgent) add(m chatMessage) {
+func (a *chatAgent) add(m chatMessage) { a.messages = append(a.messages, mustMessage(m)) }
+
+func mustMessage(m chatMessage) json.RawMessage {
 	b, _ := json.Marshal(m) // plain strings and slices: cannot fail
-	a.messages = append(a.messages, b)
+	return b
 }
 
 func ptr(s string) *string { return &s }
@@ -126,12 +130,16 @@ func (a *chatAgent) complete(ctx context.Context) (*chatMessage, error) {
 		Choices []struct {
 			Message json.RawMessage `json:"message"`
 		} `json:"choices"`
+		Usage struct {
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
 	}
 	var msg chatMessage
 	if err := json.Unmarshal(raw, &out); err != nil || len(out.Choices) == 0 || json.Unmarshal(out.Choices[0].Message, &msg) != nil {
 		return nil, fmt.Errorf("chat completion at %s: expected {\"choices\": [{\"message\": ...}]}, got %s", endpoint, truncate(string(raw), 300))
 	}
 	a.messages = append(a.messages, out.Choices[0].Message)
+	a.tokens = out.Usage.CompletionTokens // the shift filter's token share
 	return &msg, nil
 }
 

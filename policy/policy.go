@@ -21,7 +21,20 @@ type Episode struct {
 	K          int
 	// Seed makes a stochastic policy reproducible per rollout.
 	Seed uint64
+	// Actions are the episode's actions after K so far, each with its
+	// observation, when the agent takes over an episode under way (an
+	// intervener after a fork, the policy again after an intervention);
+	// the agent continues after them.
+	Actions []trajectory.Step
+	// Intervention is set when the agent acts as an intervener
+	// (rollout-time intervention, docs/rti.md): the reward-side evidence
+	// it may use and its step budget. The policy itself never gets it.
+	Intervention *Intervention
 }
+
+// Next is the index in Trajectory of the step the episode is at: K plus
+// the actions taken so far.
+func (ep Episode) Next() int { return ep.K + len(ep.Actions) }
 
 // Policy starts agents. Implementations are safe for concurrent use: one
 // Start per episode, from many goroutines.
@@ -50,9 +63,11 @@ type Expert struct{}
 // Name returns "expert".
 func (Expert) Name() string { return "expert" }
 
-// Start returns an agent that plays the reference steps from K.
+// Start returns an agent that plays the reference steps from K plus the
+// actions already taken: after a fork the expert assumes those followed
+// the reference step for step (as expert and noisy rollouts do).
 func (Expert) Start(_ context.Context, ep Episode) (Agent, error) {
-	return &suffix{steps: ep.Trajectory.Steps, next: ep.K}, nil
+	return &suffix{steps: ep.Trajectory.Steps, next: ep.Next()}, nil
 }
 
 // suffix plays reference steps, optionally transformed.

@@ -26,21 +26,27 @@ type Resetter interface {
 
 // Prober runs probes. It is safe for concurrent use.
 type Prober struct {
-	rs  Resetter
+	env Env
 	pol policy.Policy
 	cfg config
 }
 
 // New returns a Prober resetting with rs (whose episodes carry out the
-// actions) and acting with pol.
+// actions, verified in process) and acting with pol.
 func New(rs Resetter, pol policy.Policy, opts ...Option) (*Prober, error) {
+	return NewOn(localEnv{rs: rs}, pol, opts...)
+}
+
+// NewOn returns a Prober whose rollouts act in env's episodes, such as a
+// running rbx serve's (probe/remote), with pol.
+func NewOn(env Env, pol policy.Policy, opts ...Option) (*Prober, error) {
 	cfg := defaults()
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
 		}
 	}
-	return &Prober{rs: rs, pol: pol, cfg: cfg}, nil
+	return &Prober{env: env, pol: pol, cfg: cfg}, nil
 }
 
 // Run probes traj, a reference trajectory of tk.

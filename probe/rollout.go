@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/policy"
-	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
-	"github.com/rbx-sandbox/rbx/verifier"
 )
 
 // outcome is one rollout's verdict.
@@ -25,18 +23,18 @@ type outcome struct {
 // the step limit or the episode timeout, and runs the verifier on the
 // state reached.
 func (p *Prober) rollout(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k, r int) outcome {
-	rs, err := p.rs.Reset(ctx, tk, traj, k)
+	env, err := p.env.Open(ctx, tk, traj, k)
 	if err != nil {
 		return outcome{err: err}
 	}
-	defer p.rs.Release(rs.Sandbox)
+	defer env.Close()
 	ep := policy.Episode{Task: tk, Trajectory: traj, K: k, Seed: p.cfg.seed*1_000_003 + uint64(r)}
 	agent, err := p.pol.Start(ctx, ep)
 	if err != nil {
 		return outcome{err: fmt.Errorf("start %s policy: %w", p.pol.Name(), err)}
 	}
 	defer agent.Close()
-	steps, err := p.act(ctx, agent, rs, tk.EpisodeTimeout(), traj.Len()-k)
+	steps, err := p.act(ctx, agent, env, tk.EpisodeTimeout(), traj.Len()-k)
 	if errors.Is(err, errSessionLost) {
 		// The policy's action ended the shell: a failed rollout, the
 		// policy's doing (never retried as infrastructure, never verified on a
@@ -46,13 +44,11 @@ func (p *Prober) rollout(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 	if err != nil {
 		return outcome{steps: steps, err: err}
 	}
-	vctx, cancel := context.WithTimeout(ctx, tk.VerifyTimeout())
-	defer cancel()
-	v, err := verifier.Run(vctx, rs.Sandbox, tk)
+	passed, err := env.Verify(ctx)
 	if err != nil {
 		return outcome{steps: steps, err: err}
 	}
-	return outcome{success: v.Passed, steps: steps}
+	return outcome{success: passed, steps: steps}
 }
 
 // errSessionLost ends a rollout whose action ended the session shell.
@@ -60,7 +56,7 @@ var errSessionLost = errors.New("the action ended the session shell")
 
 // act runs the agent loop. Running out of steps or time ends the episode
 // normally: the verifier judges what was reached.
-func (p *Prober) act(ctx context.Context, agent policy.Agent, ep *reset.Episode, episodeTimeout time.Duration, remaining int) (int, error) {
+func (p *Prober) act(ctx context.Context, agent policy.Agent, ep Episode, episodeTimeout time.Duration, remaining int) (int, error) {
 	limit := p.cfg.maxSteps
 	if limit == 0 {
 		limit = 4*remaining + 16
@@ -83,7 +79,7 @@ func (p *Prober) act(ctx context.Context, agent policy.Agent, ep *reset.Episode,
 		if done {
 			return steps, nil
 		}
-		if obs, err = do(ectx, ep, steps, action); expired(ctx, ectx, err) {
+		if obs, err = ep.Do(ectx, steps, action); expired(ctx, ectx, err) || errors.Is(err, ErrEpisodeOver) {
 			return steps + 1, nil
 		} else if err != nil {
 			return steps + 1, err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // newOwner returns "<host>_<pid>_<start>" for this process, where start is
@@ -96,6 +97,20 @@ func OwnerAlive(owner string) (alive, sameHost bool) {
 		return true, true // recorded without /proc: the pid exists, assume it is the owner
 	}
 	return got == start, true
+}
+
+// OwnerDead decides whether owner (an rbx.owner label) is dead. An owner
+// of this host is judged by /proc (OwnerAlive), at once and exactly. Any
+// other is judged by its heartbeat in beats (see HeartbeatStore): dead
+// when the last one is more than maxAge before now. An owner of another
+// host without a heartbeat (an older rbx, a backend that keeps none) is
+// taken for alive, because nothing can tell.
+func OwnerDead(owner string, beats map[string]time.Time, now time.Time, maxAge time.Duration) bool {
+	if alive, sameHost := OwnerAlive(owner); sameHost {
+		return !alive
+	}
+	beat, ok := beats[owner]
+	return ok && now.Sub(beat) > maxAge
 }
 
 // procStart returns field 22 (starttime) of /proc/pid/stat and whether the

@@ -23,6 +23,7 @@ type reapConfig struct {
 	dryRun      bool
 	includeSelf bool
 	limit       int
+	maxAge      time.Duration // of a heartbeat, see OwnerDead
 	now         func() time.Time
 }
 
@@ -69,6 +70,19 @@ func WithSelf() ReapOption {
 	return func(c *reapConfig) error { c.includeSelf = true; return nil }
 }
 
+// WithHeartbeatMaxAge sets how old the heartbeat of an owner of another
+// host may be before its sandboxes are taken for orphans (default
+// DefaultHeartbeatMaxAge; see OwnerDead).
+func WithHeartbeatMaxAge(d time.Duration) ReapOption {
+	return func(c *reapConfig) error {
+		if d <= 0 {
+			return fmt.Errorf("heartbeat max age %v: must be positive", d)
+		}
+		c.maxAge = d
+		return nil
+	}
+}
+
 // WithReapConcurrency sets how many removals run at once (default 4).
 func WithReapConcurrency(n int) ReapOption {
 	return func(c *reapConfig) error {
@@ -82,17 +96,20 @@ func WithReapConcurrency(n int) ReapOption {
 
 // Reap removes rbx-managed sandboxes of rt and returns those it removed, in
 // List order. Which ones:
-//   - default: those whose rbx.owner is a dead process of this host (see
-//     OwnerAlive), except sandboxes labelled rbx.keep=true (unless WithKept);
+//   - default: those whose rbx.owner is dead (see OwnerDead: a process of
+//     this host that is gone, or an owner elsewhere whose heartbeat in rt
+//     is stale), except sandboxes labelled rbx.keep=true (unless WithKept);
 //   - WithAll: all of them;
 //   - WithOlderThan(d): those older than d, and only those;
 //
 // and, in every case, never those owned by this process unless WithSelf.
 // Pooled sandboxes (rbx.task=-, rbx.pool) are treated like any other. A
 // sandbox that vanished before its removal is skipped silently; other
-// failures are joined into the error, next to what was removed.
+// failures are joined into the error, next to what was removed. When rt
+// keeps heartbeats (HeartbeatStore), the records of dead owners left with
+// no sandbox are removed too.
 func Reap(ctx context.Context, rt Reapable, opts ...ReapOption) ([]Info, error) {
-	c := reapConfig{limit: 4, now: time.Now}
+	c := reapConfig{limit: 4, maxAge: DefaultHeartbeatMaxAge, now: time.Now}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return nil, fmt.Errorf("reap: %w", err)
@@ -105,19 +122,58 @@ func Reap(ctx context.Context, rt Reapable, opts ...ReapOption) ([]Info, error) 
 	if err != nil {
 		return nil, fmt.Errorf("reap: %w", err)
 	}
+	store, _ := rt.(HeartbeatStore)
+	var beats map[string]time.Time
+	var beatErr error
+	if store != nil {
+		// Without them no owner of another host is found dead: safe.
+		if beats, err = store.Heartbeats(ctx); err != nil {
+			beats, beatErr = nil, fmt.Errorf("reap: heartbeats: %w", err)
+		}
+	}
 	var picked []Info
 	for _, in := range infos {
-		if c.selects(in) {
+		if c.selects(in, beats) {
 			picked = append(picked, in)
 		}
 	}
 	if c.dryRun {
-		return picked, nil
+		return picked, beatErr
 	}
-	return removeAll(ctx, rt, picked, c.limit)
+	removed, err := removeAll(ctx, rt, picked, c.limit)
+	if store != nil {
+		err = errors.Join(err, c.forgetStale(ctx, store, beats, infos, removed))
+	}
+	return removed, errors.Join(beatErr, err)
 }
 
-func (c *reapConfig) selects(in Info) bool {
+// forgetStale removes the heartbeat records of dead owners (OwnerDead: a
+// gone process of this host, a stale beat elsewhere) who own none of
+// infos but those removed: nothing needs them.
+func (c *reapConfig) forgetStale(ctx context.Context, store HeartbeatStore, beats map[string]time.Time, infos, removed []Info) error {
+	gone := map[string]bool{}
+	for _, in := range removed {
+		gone[in.ID] = true
+	}
+	owns := map[string]bool{}
+	for _, in := range infos {
+		if !gone[in.ID] {
+			owns[in.Labels[LabelOwner]] = true
+		}
+	}
+	var errs []error
+	for owner, beat := range beats {
+		if owner == Owner || owns[owner] || !OwnerDead(owner, map[string]time.Time{owner: beat}, c.now(), c.maxAge) {
+			continue
+		}
+		if err := store.ForgetHeartbeat(ctx, owner); err != nil {
+			errs = append(errs, fmt.Errorf("reap: forget heartbeat of %s: %w", owner, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *reapConfig) selects(in Info, beats map[string]time.Time) bool {
 	owner := in.Labels[LabelOwner]
 	switch {
 	case owner == Owner && !c.includeSelf:
@@ -129,8 +185,7 @@ func (c *reapConfig) selects(in Info) bool {
 	case in.Labels[LabelKeep] == "true" && !c.kept:
 		return false
 	}
-	alive, sameHost := OwnerAlive(owner)
-	return sameHost && !alive
+	return OwnerDead(owner, beats, c.now(), c.maxAge)
 }
 
 // removeAll removes picked with at most limit removals at once.

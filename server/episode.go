@@ -10,6 +10,7 @@ import (
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/trajectory"
+	"github.com/rbx-sandbox/rbx/verifier"
 )
 
 // Episode states.
@@ -52,7 +53,15 @@ type record struct {
 	Created time.Time   `json:"created"`
 	Updated time.Time   `json:"updated"`
 	Outcome *Evaluation `json:"outcome,omitempty"`
+	// Verifier is the evaluation's verifier result (output clipped to
+	// verifierExcerpt bytes, rubric scores): what the dashboard shows.
+	Verifier *verifier.Result `json:"verifier,omitempty"`
+	// steps counts the actions of a record listed without them.
+	steps int
 }
+
+// verifierExcerpt bounds the verifier output an episode record keeps.
+const verifierExcerpt = 16 << 10
 
 // Evaluation is an evaluated episode's result as stored (the curriculum's
 // curriculum.Outcome is what it learns from one: task, k, success).

@@ -22,7 +22,7 @@ type EpisodeSummary struct {
 }
 
 func summary(r record) EpisodeSummary {
-	return EpisodeSummary{ID: r.ID, Task: r.Task, K: r.K, State: r.State, Parent: r.Parent, Steps: len(r.Actions),
+	return EpisodeSummary{ID: r.ID, Task: r.Task, K: r.K, State: r.State, Parent: r.Parent, Steps: max(len(r.Actions), r.steps),
 		Created: r.Created.UTC().Format(timeFormat), Updated: r.Updated.UTC().Format(timeFormat), Outcome: r.Outcome}
 }
 

@@ -87,6 +87,9 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	if out.Observed, aerr = s.observe(ep, iv == 0 && ep.observe, res.Passed); aerr != nil {
 		return nil, aerr
 	}
+	kept := *res
+	kept.Output = clip(kept.Output, verifierExcerpt)
+	ep.rec.Verifier = &kept
 	oc := &Evaluation{Success: res.Passed, Reward: out.Reward, InterventionShr: out.Intervened.Share, ShiftExceeded: out.ShiftExceeded}
 	if err := s.finish(r.Context(), ep, StateEvaluated, oc); err != nil {
 		return nil, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)

@@ -15,6 +15,9 @@ type HistoryEvent struct {
 	At      time.Time `json:"at"`
 }
 
+// historyMax is how many outcomes per task the history ring keeps.
+const historyMax = 256
+
 // history keeps the latest outcomes per task in a bounded ring.
 type history struct {
 	mu   sync.Mutex

@@ -111,7 +111,10 @@ func (j *journal) get(ctx context.Context, id string) (record, bool, error) {
 
 // list returns the newest records in a state ("" for any), without actions.
 func (j *journal) list(ctx context.Context, state string, limit int) ([]record, error) {
-	rows, err := j.db.QueryContext(ctx, `SELECT json_remove(record, '$.actions') FROM serve_episodes
+	// A listing needs neither the actions nor the verifier output, only
+	// how many actions there are.
+	rows, err := j.db.QueryContext(ctx, `SELECT json_remove(record, '$.actions', '$.verifier'),
+		coalesce(json_array_length(record, '$.actions'), 0) FROM serve_episodes
 		WHERE ? = '' OR state = ? ORDER BY created DESC LIMIT ?`, state, state, limit)
 	if err != nil {
 		return nil, fmt.Errorf("journal list: %w", err)
@@ -120,10 +123,10 @@ func (j *journal) list(ctx context.Context, state string, limit int) ([]record, 
 	var out []record
 	for rows.Next() {
 		var b string
-		if err := rows.Scan(&b); err != nil {
+		var r record
+		if err := rows.Scan(&b, &r.steps); err != nil {
 			return nil, fmt.Errorf("journal list: %w", err)
 		}
-		var r record
 		if err := json.Unmarshal([]byte(b), &r); err != nil {
 			return nil, fmt.Errorf("journal list: %w", err)
 		}

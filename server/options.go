@@ -24,6 +24,8 @@ type config struct {
 	db       *sql.DB
 	log      *slog.Logger
 	refresh  *prefilterChecker // nil: reference refresh is off
+	evidence *evidenceConfig   // nil: the evidence route's defaults
+	rock     *rockConfig       // nil: no ROCK-compatible API
 }
 
 func defaults() config {

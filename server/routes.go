@@ -3,10 +3,13 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/rbx-sandbox/rbx/server/rock"
 )
 
 // handlerFunc answers a request with a JSON document or an API error.
@@ -33,6 +36,7 @@ func (s *Server) register() []string {
 		{"POST /v1/episodes/{id}/step", s.api(s.step)},
 		{"POST /v1/episodes/{id}/evaluate", s.api(s.evaluate)},
 		{"POST /v1/episodes/{id}/fork", s.api(s.fork)},
+		{"POST /v1/episodes/{id}/evidence", s.api(s.evidence)},
 		{"POST /v1/episodes/{id}/close", s.api(s.closeEpisode)},
 		{"GET /v1/episodes/{id}/trajectory", s.api(s.exportEpisode)},
 	}
@@ -109,16 +113,25 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		start := now()
 		defer func() { s.met.observeRequest(r, sw.status, since(start)) }()
-		if s.cfg.token != "" && r.URL.Path != "/healthz" && !validToken(r.Header.Get("Authorization"), s.cfg.token) {
+		rockAPI, limit := s.isROCK(r), s.bodyLimit(r)
+		switch {
+		case rockAPI && s.cfg.token != "" && !rockAuthorized(r, s.cfg.token):
+			rock.WriteFailed(sw, "unauthorized", "missing or wrong bearer token (XRL-Authorization: Bearer TOKEN)")
+			return
+		case rockAPI && r.ContentLength > limit:
+			rock.WriteFailed(sw, "invalid parameter", fmt.Sprintf("request body of %d bytes over the %d-byte limit", r.ContentLength, limit))
+			return
+		}
+		if !rockAPI && s.cfg.token != "" && r.URL.Path != "/healthz" && !validToken(r.Header.Get("Authorization"), s.cfg.token) {
 			sw.Header().Set("WWW-Authenticate", `Bearer realm="rbx"`)
 			s.writeError(sw, apiErr(http.StatusUnauthorized, CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer TOKEN)"))
 			return
 		}
-		if r.ContentLength > s.cfg.maxBody {
-			s.writeError(sw, apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body of %d bytes over the %d-byte limit", r.ContentLength, s.cfg.maxBody))
+		if r.ContentLength > limit {
+			s.writeError(sw, apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body of %d bytes over the %d-byte limit", r.ContentLength, limit))
 			return
 		}
-		r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.maxBody)
+		r.Body = http.MaxBytesReader(sw, r.Body, limit)
 		next.ServeHTTP(sw, r)
 	})
 }

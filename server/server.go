@@ -18,6 +18,7 @@ import (
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
+	"github.com/rbx-sandbox/rbx/server/rock"
 )
 
 // Server serves episodes over HTTP. Create it with New, mount Handler,
@@ -28,11 +29,13 @@ type Server struct {
 	rs      *reset.Resetter
 	eng     *curriculum.Engine
 	refs    *references
-	rf      *refresher   // nil: reference refresh is off
-	adoptMu sync.RWMutex // adoption excludes resets' and outcomes' curriculum calls
+	rf      *refresher    // nil: reference refresh is off
+	rock    *rock.Handler // nil: the ROCK-compatible API is off
+	adoptMu sync.RWMutex  // adoption excludes resets' and outcomes' curriculum calls
 	jr      *journal
 	met     *metrics
 	hist    *history
+	evl     evidenceLimiter
 	mux     *http.ServeMux
 	routes  []string
 	mu      sync.Mutex
@@ -62,7 +65,7 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 		return nil, err
 	}
 	s := &Server{cfg: cfg, cat: cat, refs: newReferences(cat), rs: rs, eng: eng, eps: map[string]*episode{},
-		hist: newHistory(256), started: time.Now(), stop: make(chan struct{})}
+		hist: newHistory(historyMax), started: time.Now(), stop: make(chan struct{})}
 	switch {
 	case cfg.db != nil:
 		s.jr, s.lost, err = newJournal(ctx, cfg.db)
@@ -94,6 +97,7 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 	s.met = newMetrics(s)
 	s.met.lost.Add(float64(s.lost))
 	s.routes = s.register()
+	s.mountROCK()
 	s.wg.Add(1)
 	go s.expireLoop()
 	if cfg.refresh != nil {
@@ -131,7 +135,7 @@ func (s *Server) Close(ctx context.Context) error {
 	s.mu.Unlock()
 	close(s.stop)
 	s.wg.Wait()
-	var errs []error
+	errs := []error{s.closeROCK(ctx)}
 	for _, ep := range eps {
 		ep.mu.Lock()
 		if ep.rec.State == StateOpen {

@@ -186,7 +186,7 @@ func stepsOf(e *Entry, rec record) []trajectory.Step {
 		if st.Action == trajectory.KindHTTP {
 			st.Observation.ExitCode = nil // the status says it
 		}
-		st.Tokens = a.Tokens
+		st.Tokens, st.Intervened = a.Tokens, a.Intervened
 		steps = append(steps, st)
 	}
 	return steps

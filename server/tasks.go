@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
@@ -19,6 +20,7 @@ type TaskSummary struct {
 	// ReferenceVersion is the version of the reference resets use.
 	ReferenceVersion int               `json:"reference_version"`
 	Instruction      string            `json:"instruction"`
+	Workdir          string            `json:"workdir"`     // the sandbox's working directory
 	Checkpoints      []int             `json:"checkpoints"` // the servable k
 	Curriculum       curriculum.Status `json:"curriculum"`
 	Pool             *pool.Stats       `json:"pool,omitempty"`
@@ -37,7 +39,8 @@ func (s *Server) healthz(*http.Request) (any, *APIError) {
 
 func (s *Server) summary(e *Entry) TaskSummary {
 	st, _ := s.eng.Status(e.Task.ID)
-	ts := TaskSummary{ID: e.Task.ID, T: e.Ref.Len(), Image: provision.Spec(e.Task).Image, Reference: e.Ref.ID, ReferenceVersion: e.version,
+	spec := provision.Spec(e.Task)
+	ts := TaskSummary{ID: e.Task.ID, T: e.Ref.Len(), Image: spec.Image, Workdir: spec.Workdir, Reference: e.Ref.ID, ReferenceVersion: e.version,
 		Instruction: e.Task.Instruction, Curriculum: st, Checkpoints: []int{}}
 	for k := 0; k < e.Ref.Len(); k++ {
 		if e.Ref.ValidCheckpoint(k) {
@@ -70,8 +73,17 @@ func (s *Server) getTask(r *http.Request) (any, *APIError) {
 }
 
 // curriculumState lists every task's (or ?task=ID's) curriculum: k, phase,
-// p̂ per checkpoint, stuck flags, and the latest outcomes.
+// p̂ per checkpoint, stuck flags, and the latest ?history=N outcomes
+// (default 64, at most the ring's 256: the dashboard draws them all).
 func (s *Server) curriculumState(r *http.Request) (any, *APIError) {
+	n := 64
+	if v := r.URL.Query().Get("history"); v != "" {
+		h, err := strconv.Atoi(v)
+		if err != nil || h < 0 || h > historyMax {
+			return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "history %q: expected 0 to %d", clip(v, 16), historyMax)
+		}
+		n = h
+	}
 	ids := s.cat.ids()
 	if t := r.URL.Query().Get("task"); t != "" {
 		e, aerr := s.entry(t)
@@ -89,7 +101,7 @@ func (s *Server) curriculumState(r *http.Request) (any, *APIError) {
 		if st.Checkpoints == nil {
 			st.Checkpoints = []curriculum.CheckpointStats{}
 		}
-		out = append(out, TaskState{Status: st, History: s.hist.last(id, 64)})
+		out = append(out, TaskState{Status: st, History: s.hist.last(id, n)})
 	}
 	return map[string]any{"strategy": s.eng.Strategy(), "tasks": out}, nil
 }

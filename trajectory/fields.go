@@ -36,7 +36,7 @@ type Arg struct {
 
 // recordFields are the step members every action kind accepts that are not
 // arguments: what a recording adds to the action.
-var recordFields = []string{"action", "observation", "volatile", "checkpoint", "compare", "tokens", "messages"}
+var recordFields = []string{"action", "observation", "volatile", "checkpoint", "compare", "tokens", "intervened", "messages"}
 
 // kindArgs is the one table of the arguments each action kind accepts.
 // Validation, the tool schemas and the tool-call codec (trajectory/tools)

@@ -94,6 +94,10 @@ type Step struct {
 	Compare string `json:"compare,omitempty"`
 	// Tokens counts the policy tokens of this turn.
 	Tokens int `json:"tokens,omitempty"`
+	// Intervened marks an action an intervener chose, not the policy
+	// (rollout-time intervention, docs/rti.md): a trainer masks its tokens
+	// out of the policy loss.
+	Intervened bool `json:"intervened,omitempty"`
 	// Messages are the original chat messages this step came from (the
 	// assistant tool call and its tool result), for prefix prefill.
 	Messages []json.RawMessage `json:"messages,omitempty"`

@@ -60,6 +60,18 @@ func Run(ctx context.Context, sb Sandbox, tk *task.Task) (*Result, error) {
 	return out, nil
 }
 
+// Rubric scores only tk's rubric in sb, without staging the verifier's
+// files or running the verify command: the evidence an intervener may see
+// mid-rollout (package evidence). Score is the weighted share of passed
+// items (0 with no rubric).
+func Rubric(ctx context.Context, sb Sandbox, tk *task.Task) ([]RubricScore, float64, error) {
+	scores, score, err := rubric(ctx, sb, tk, tk.VerifyTimeout())
+	if err != nil {
+		return nil, 0, fmt.Errorf("rubric of %s: %w", tk.ID, err)
+	}
+	return scores, score, nil
+}
+
 func rubric(ctx context.Context, sb Sandbox, tk *task.Task, timeout time.Duration) ([]RubricScore, float64, error) {
 	var scores []RubricScore
 	var got, total float64

@@ -34,7 +34,7 @@ def main(argv=None):
     env = Env(args.url, task, token=token)
     checkpoint = "auto" if args.checkpoint == "auto" else int(args.checkpoint)
     try:
-        messages, info = env.reset(checkpoint=checkpoint)
+        messages, info = env.reset(options={"checkpoint": checkpoint})
     except ResetFailed as e:
         print("reset failed at step %s: %s" % (e.details.get("step"), e.message), file=sys.stderr)
         return 1

@@ -1,15 +1,21 @@
 """Client for `rbx serve` (standard library only).
 
-A gym-style environment over the rbx HTTP API (see docs/serve.md and
-/v1/openapi.json)::
+A Gymnasium-style environment over the rbx HTTP API (see docs/serve.md
+and /v1/openapi.json)::
 
     env = Env("http://127.0.0.1:8700", "run-sh-path")
     messages, info = env.reset()                 # the curriculum picks k
+    messages, info = env.reset(seed=1, options={"checkpoint": 9})
     obs, reward, terminated, truncated, info = env.step(
         {"name": "shell", "arguments": {"command": "ls"}})
-    result = env.evaluate()                      # reward, success, rubric, shift filter
+    ev = env.evidence()                          # rubric now, live sandbox untouched
+    obs, reward, terminated, truncated, info = env.step(None)  # done: verified
     fork = env.fork(t=7)                         # rollout-time intervention
     fork.step(call, intervened=True)
+    env.close()
+
+    groups = GroupReset(Client("http://127.0.0.1:8700"))   # GRPO: from any thread
+    envs = groups("run-sh-path", 8)              # 8 episodes at the same k
 
 Errors are raised as RbxError (with .code, .status and .details from the
 server's {"error": {...}} body); a reset whose replay failed raises
@@ -18,10 +24,11 @@ ResetFailed, so a trainer drops the episode instead of hanging.
 
 import json
 import ssl
+import time
 import urllib.error
 import urllib.request
 
-__all__ = ["Client", "Env", "RbxError", "ResetFailed"]
+__all__ = ["Client", "Env", "GroupReset", "RbxError", "ResetFailed", "reference_calls", "reset_group"]
 
 
 class RbxError(Exception):
@@ -95,6 +102,21 @@ class Client:
         """The episode as a native rbx trajectory (a dict)."""
         return self.call("GET", "/v1/episodes/%s/trajectory" % episode_id)
 
+    def evidence(self, episode_id, verifier=False, t=None):
+        """Reward-side evidence at the episode's state: the rubric (and the
+        verifier with verifier=True) scored in a scratch sandbox that
+        replays the episode; its own sandbox is not touched. t scores the
+        state after the first t steps (prefix included, as in fork).
+        Returns {"score", "rubric", "verifier"?, "at", "cost": {...}}.
+        Raises RbxError "rate_limited" (429, details["retry_after"]) when
+        called again on the episode within the server's interval."""
+        body = {}
+        if verifier:
+            body["verifier"] = True
+        if t is not None:
+            body["t"] = t
+        return self.call("POST", "/v1/episodes/%s/evidence" % episode_id, body)
+
     def references(self, task):
         """The task's reference versions and latest candidate events
         (reference refresh): {"current", "versions": [...], "candidates": [...]}."""
@@ -113,50 +135,87 @@ def _tool_call(call):
 
 
 class Env:
-    """One episode at a time of one task, gym style.
+    """One episode at a time of one task, with Gymnasium's signatures.
 
-    reset() -> (messages, info); step(tool_call) -> (observation, reward,
-    terminated, truncated, info); evaluate() -> the verdict dict;
-    fork(t) -> a new Env on the forked episode; close().
+    reset(*, seed=None, options=None) -> (observation, info): observation
+    is the prefix as OpenAI chat messages; info has "episode", "k", "t",
+    "tools" (OpenAI function schemas), "purpose", "timings", "seed".
+    options: {"task": id (default: the Env's), "checkpoint": "auto" or k,
+    "feed_curriculum": bool}.
+
+    step(action) -> (observation, reward, terminated, truncated, info):
+    action is a tool call ({"name", "arguments"} or OpenAI's {"id",
+    "type", "function": {...}}); observation is its result (output,
+    exit_code, ...); info["message"] is the OpenAI tool message to append.
+    action None means the policy is done: the verifier runs and the step
+    returns its reward with terminated=True. The episode also ends
+    (terminated) when an action ended the session shell, and (truncated)
+    at the server's step limit or the task's episode_timeout; whenever the
+    sandbox is still there, the last step carries the verifier's reward,
+    and info["verdict"] the whole verdict (rubric, intervened share).
+
+    close() releases the sandbox without an outcome. An Env is used by one
+    thread at a time; make one per episode, or per thread (reset_group and
+    GroupReset hand out many at once, from any thread).
     """
 
-    def __init__(self, url, task, token=None, timeout=600.0, client=None, cafile=None):
+    metadata = {"render_modes": []}
+    render_mode = None
+    spec = None
+    # Tool calls and chat messages: no gymnasium.spaces (standard library
+    # only); info["tools"] lists the actions' JSON schemas.
+    action_space = None
+    observation_space = None
+
+    def __init__(self, url, task=None, token=None, timeout=600.0, client=None, cafile=None):
         self.client = client or Client(url, token, timeout, cafile=cafile)
         self.task = task
         self.episode_id = None
         self.messages = None
         self.info = None
         self.tools = None
+        self.verdict = None
+        self._last = {}
+
+    @property
+    def unwrapped(self):
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
     def _bind(self, ep, tools, extra):
-        env = Env(None, self.task, client=self.client)
-        env.episode_id = ep["id"]
-        env.messages = ep["messages"]
-        env.tools = tools
-        env.info = dict(extra, episode=ep["id"], k=ep["k"], t=ep["t"], tools=tools,
-                        timings=ep.get("timings", {}), parent=ep.get("parent"), fork_t=ep.get("fork_t"))
+        env = Env(None, ep["task"] if "task" in ep else self.task, client=self.client)
+        env._adopt(ep, tools, extra)
         return env
 
-    def reset(self, checkpoint="auto", group=1, seed=None, feed_curriculum=False):
-        """Start an episode at checkpoint k ("auto": the curriculum's
-        choice). With group=1 this Env becomes the episode and (messages,
-        info) is returned; with group=n it returns n new Envs, all at the
-        same k, each with .messages and .info. Episodes at an explicit k
-        feed the curriculum only with feed_curriculum=True. Raises
-        ResetFailed (and RbxError "too_many_episodes", status 429, when the
-        server's --max-episodes are open)."""
-        body = {"task": self.task, "checkpoint": checkpoint, "group": group}
-        if seed is not None:
-            body["seed"] = seed
-        if feed_curriculum:
-            body["feed_curriculum"] = True
-        resp = self.client.call("POST", "/v1/reset", body)
-        extra = {"purpose": resp["purpose"]}
-        envs = [self._bind(ep, resp["tools"], extra) for ep in resp["episodes"]]
-        if group != 1:
-            return envs
-        e = envs[0]
-        self.episode_id, self.messages, self.info, self.tools = e.episode_id, e.messages, e.info, e.tools
+    def _adopt(self, ep, tools, extra):
+        self.episode_id, self.messages, self.tools = ep["id"], ep["messages"], tools
+        self.verdict, self._last = None, {}
+        self.info = dict(extra, episode=ep["id"], k=ep["k"], t=ep["t"], tools=tools, seed=ep.get("seed"),
+                         timings=ep.get("timings", {}), parent=ep.get("parent"), fork_t=ep.get("fork_t"))
+
+    def reset(self, *, seed=None, options=None):
+        """Start an episode (closing the previous one if it is still
+        open); returns (observation, info). Raises ResetFailed, RbxError
+        (e.g. "too_many_episodes", status 429, at the server's
+        --max-episodes) and ValueError for an unknown option."""
+        opts = dict(options or {})
+        unknown = set(opts) - {"task", "checkpoint", "feed_curriculum"}
+        if unknown:
+            raise ValueError("reset options %s: expected task, checkpoint, feed_curriculum" % sorted(unknown))
+        task = opts.get("task", self.task)
+        if not task:
+            raise ValueError('reset: no task: give Env(url, task) or options={"task": ...}')
+        self.close()
+        resp = self.client.call("POST", "/v1/reset", _reset_body(task, 1, opts.get("checkpoint", "auto"), seed,
+                                                                  opts.get("feed_curriculum", False)))
+        self.task = task
+        self._adopt(resp["episodes"][0], resp["tools"], {"purpose": resp["purpose"]})
         return self.messages, self.info
 
     def _need(self):
@@ -164,22 +223,40 @@ class Env:
             raise RuntimeError("no episode: call reset() first")
         return self.episode_id
 
-    def step(self, tool_call, intervened=False, tokens=None):
-        """Execute one tool call; returns (observation, reward, terminated,
-        truncated, info). info["message"] is the OpenAI tool message."""
-        body = {"tool_call": _tool_call(tool_call)}
+    def step(self, action, *, intervened=False, tokens=None):
+        """Execute one tool call (or end the episode with None); returns
+        (observation, reward, terminated, truncated, info). intervened and
+        tokens are rbx's: an intervener's action, the policy's token count
+        (the shift filter's evidence)."""
+        if action is None:
+            verdict = self.evaluate()
+            return self._last, float(verdict["reward"]), True, False, {"verdict": verdict, "done": True}
+        body = {"tool_call": _tool_call(action)}
         if intervened:
             body["intervened"] = True
         if tokens is not None:
             body["tokens"] = tokens
         r = self.client.call("POST", "/v1/episodes/%s/step" % self._need(), body)
         info = dict(r["info"], step=r["step"], message=r["message"])
-        return r["observation"], r["reward"], r["terminated"], r["truncated"], info
+        self._last = r["observation"]
+        reward = r["reward"]
+        if r["terminated"] or (r["truncated"] and info.get("truncation") != "episode_timeout"):
+            info["verdict"] = self.evaluate()  # the sandbox is still there: the verifier judges
+            reward = float(info["verdict"]["reward"])
+        return r["observation"], reward, r["terminated"], r["truncated"], info
 
     def evaluate(self):
         """Run the verifier: reward, success, verifier output, rubric,
-        intervened share and shift_exceeded. The sandbox is released."""
-        return self.client.call("POST", "/v1/episodes/%s/evaluate" % self._need())
+        intervened share and shift_exceeded. The sandbox is released; a
+        second call returns the same verdict."""
+        if self.verdict is None:
+            self.verdict = self.client.call("POST", "/v1/episodes/%s/evaluate" % self._need())
+        return self.verdict
+
+    def evidence(self, verifier=False, t=None):
+        """The rubric (and verifier) at this episode's state, scored
+        without touching its sandbox (see Client.evidence)."""
+        return self.client.evidence(self._need(), verifier=verifier, t=t)
 
     def fork(self, t):
         """A new Env whose sandbox replays this episode's first t actions
@@ -188,20 +265,80 @@ class Env:
         return self._bind(r["episode"], r["tools"], {"purpose": "fork"})
 
     def close(self):
-        """Release the sandbox without an outcome (idempotent)."""
-        if self.episode_id:
-            return self.client.call("POST", "/v1/episodes/%s/close" % self.episode_id)
-        return None
+        """Release the sandbox without an outcome (idempotent; an
+        evaluated or expired episode has nothing left to release)."""
+        if self.episode_id and self.verdict is None:
+            try:
+                self.client.call("POST", "/v1/episodes/%s/close" % self.episode_id)
+            except RbxError as e:
+                if e.code not in ("episode_finished", "unknown_episode"):
+                    raise
 
     def export(self):
         """This episode as a native rbx trajectory (a dict)."""
         return self.client.export(self._need())
 
 
+def _reset_body(task, group, checkpoint, seed, feed_curriculum):
+    body = {"task": task, "checkpoint": checkpoint, "group": group}
+    if seed is not None:
+        body["seed"] = seed
+    if feed_curriculum:
+        body["feed_curriculum"] = True
+    return body
+
+
+class GroupReset:
+    """Resets GRPO-style groups: n episodes of a task at the same
+    checkpoint, one reset call, returned as n Envs (each with .messages and
+    .info, ready to step). Safe to call from many threads at once: it keeps
+    no state between calls but the Client (stateless; each call opens its
+    own connection), and a group the server refuses for its --max-episodes
+    (429 too_many_episodes) is retried after the server's Retry-After until
+    max_wait seconds have passed, so concurrent groups queue for sandboxes
+    instead of failing. Close or evaluate every Env to free its sandbox.
+
+        groups = GroupReset(Client(url))
+        envs = groups("run-sh-path", 8)             # the curriculum picks k
+        envs = groups("run-sh-path", 8, checkpoint=5, seed=7)
+    """
+
+    def __init__(self, client, max_wait=600.0, sleep=time.sleep, clock=time.monotonic):
+        self.client = client
+        self.max_wait = max_wait
+        self._sleep, self._clock = sleep, clock
+
+    def __call__(self, task, n, checkpoint="auto", seed=None, feed_curriculum=False):
+        if n < 1:
+            raise ValueError("group of %d: expected n >= 1" % n)
+        body = _reset_body(task, n, checkpoint, seed, feed_curriculum)
+        deadline = self._clock() + self.max_wait
+        while True:
+            try:
+                resp = self.client.call("POST", "/v1/reset", body)
+                break
+            except RbxError as e:
+                wait = float(e.details.get("retry_after") or 1)
+                if e.code != "too_many_episodes" or self._clock() + wait > deadline:
+                    raise
+                self._sleep(wait)
+        envs = []
+        for ep in resp["episodes"]:
+            env = Env(None, task, client=self.client)
+            env._adopt(ep, resp["tools"], {"purpose": resp["purpose"]})
+            envs.append(env)
+        return envs
+
+
+def reset_group(client, task, n, **kw):
+    """One GroupReset call: n Envs of task at the same k (see GroupReset)."""
+    return GroupReset(client)(task, n, **kw)
+
+
 def reference_calls(trajectory, start=0):
     """The tool calls that replay a reference trajectory's steps from
     start on (noop steps skipped): [(index, {"name", "arguments"}, tokens)]."""
-    common = {"action", "observation", "volatile", "checkpoint", "compare", "tokens", "messages"}
+    common = {"action", "observation", "volatile", "checkpoint", "compare", "tokens", "intervened", "messages"}
     out = []
     for i, step in enumerate(trajectory["steps"][start:], start):
         if step["action"] == "noop":

@@ -17,7 +17,7 @@ import urllib.error
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from rbx_client import Client, Env, RbxError, ResetFailed, reference_calls  # noqa: E402
+from rbx_client import Client, Env, RbxError, ResetFailed, reference_calls, reset_group  # noqa: E402
 
 TASK = "run-sh-path"
 DIVERGE_TASK = """id: diverges
@@ -91,7 +91,7 @@ class ServeTest(unittest.TestCase):
 
     def test_reset_step_evaluate(self):
         env = Env(self.server.url, TASK)
-        messages, info = env.reset(checkpoint=9)
+        messages, info = env.reset(options={"checkpoint": 9})
         self.assertEqual((info["k"], info["t"]), (9, 12))
         self.assertEqual(messages[0]["role"], "system")
         self.assertEqual([t["function"]["name"] for t in info["tools"]][:2], ["shell", "write_file"])
@@ -112,7 +112,7 @@ class ServeTest(unittest.TestCase):
         self.assertEqual(len(traj["steps"]), 11)
 
     def test_group_reset_same_k(self):
-        envs = Env(self.server.url, TASK).reset(checkpoint=5, group=3)
+        envs = reset_group(self.client, TASK, 3, checkpoint=5)
         self.assertEqual(len(envs), 3)
         self.assertEqual({e.info["k"] for e in envs}, {5})
         self.assertEqual(len({e.episode_id for e in envs}), 3)
@@ -121,7 +121,7 @@ class ServeTest(unittest.TestCase):
 
     def test_errors(self):
         env = Env(self.server.url, TASK)
-        env.reset(checkpoint=11)
+        env.reset(options={"checkpoint": 11})
         cases = [
             ({"name": "rm", "arguments": {}}, "bad_tool_call"),
             ({"name": "shell", "arguments": {"cmd": "ls"}}, "bad_tool_call"),
@@ -140,19 +140,19 @@ class ServeTest(unittest.TestCase):
             self.client.episode("ep_" + "0" * 20)
         self.assertEqual(cm.exception.code, "unknown_episode")
         with self.assertRaises(RbxError) as cm:
-            Env(self.server.url, TASK).reset(checkpoint=99)
+            Env(self.server.url, TASK).reset(options={"checkpoint": 99})
         self.assertEqual(cm.exception.code, "bad_checkpoint")
 
     def test_reset_failed(self):
         with self.assertRaises(ResetFailed) as cm:
-            Env(self.server.url, "diverges").reset(checkpoint=1)
+            Env(self.server.url, "diverges").reset(options={"checkpoint": 1})
         self.assertEqual(cm.exception.code, "reset_failed")
         self.assertEqual(cm.exception.details["step"], 0)
         self.assertFalse(cm.exception.details["retryable"])
 
     def test_fork_intervention(self):
         env = Env(self.server.url, TASK)
-        env.reset(checkpoint=4)
+        env.reset(options={"checkpoint": 4})
         self.play(env, 4, wrong_at=7)
         self.assertFalse(env.evaluate()["success"])
         fork = env.fork(7)
@@ -164,6 +164,28 @@ class ServeTest(unittest.TestCase):
         self.assertAlmostEqual(result["intervened"]["share"], 5 / 8)
         self.assertTrue(result["shift_exceeded"])  # 5/8 > the default 0.5
         self.assertFalse(result["observed"])
+
+    def test_evidence_leaves_episode_alone(self):
+        env = Env(self.server.url, TASK)
+        env.reset(options={"checkpoint": 4})
+        self.play_until(env, 4, 9)
+        ev = env.evidence(verifier=True)
+        self.assertEqual((ev["at"], ev["k"]), (9, 4))
+        self.assertAlmostEqual(ev["score"], 1 / 3)  # scripts/run.sh written, not at the root
+        self.assertFalse(ev["verifier"]["passed"])
+        self.assertEqual(ev["cost"]["steps_replayed"], 9)
+        with self.assertRaises(RbxError) as cm:
+            env.evidence()
+        self.assertEqual((cm.exception.code, cm.exception.status), ("rate_limited", 429))
+        obs, *_ = env.step({"name": "shell", "arguments": {"command": "ls -a"}})
+        self.assertNotIn(".rbx-tests", obs["output"])  # the verifier ran elsewhere
+        env.close()
+
+    def play_until(self, env, start, stop):
+        for i, call, tokens in reference_calls(self.ref, start):
+            if i >= stop:
+                return
+            env.step(call, tokens=tokens)
 
     def test_example_script(self):
         out = subprocess.run([sys.executable, os.path.join(HERE, "example_play_reference.py"), "--url", self.server.url,
@@ -208,7 +230,10 @@ class ServeTest(unittest.TestCase):
         self.assertEqual(learn[-1], 0)
         self.assertEqual(learn, sorted(learn, reverse=True), "learning moves towards the start")
         self.assertEqual(state["history"][-1]["k"], 0)
-        self.assertTrue(any(c["k"] == 0 and c["rate"] >= 0.625 for c in state["checkpoints"]))
+        # Mastered under the default posterior rule: at least 4 successes
+        # (--min-successes) in the window, whose rate is then at least θ.
+        self.assertTrue(any(c["k"] == 0 and c["successes"] >= 4 and c["rate"] >= state["theta"]
+                            for c in state["checkpoints"]), state["checkpoints"])
         print("\ncurriculum: error rate %.2f, mastery %d: solved after %d episodes; learn checkpoints %s"
               % (err, m, len(ks), sorted(set(learn), reverse=True)),
               file=sys.stderr)
@@ -226,7 +251,7 @@ class RefreshTest(unittest.TestCase):
         self.addCleanup(server.stop)
         client = Client(server.url)
         env = Env(server.url, "redundant")
-        _, info = env.reset(checkpoint=0)
+        _, info = env.reset(options={"checkpoint": 0})
         self.assertEqual(info["t"], 6)
         env.step({"name": "shell", "arguments": {"command": "echo done > out.txt"}})
         env.step({"name": "shell", "arguments": {"command": "cat out.txt"}})
@@ -294,7 +319,7 @@ class SecurityTest(unittest.TestCase):
             self.assertIn("CERTIFICATE_VERIFY_FAILED", str(cm.exception))
             self.assertEqual(Client(srv.url, token="s3cret", cafile=cert).tasks()[0]["id"], TASK)
             env = Env(srv.url, TASK, token="s3cret", cafile=cert)
-            _, info = env.reset(checkpoint=11)
+            _, info = env.reset(options={"checkpoint": 11})
             obs, *_ = env.step({"name": "shell", "arguments": {"command": "./run.sh"}})
             self.assertEqual(obs["output"], "total=14024\n")
             self.assertTrue(env.evaluate()["success"])

@@ -18,6 +18,7 @@ type gcOptions struct {
 	all       bool
 	kept      bool
 	olderThan time.Duration
+	maxAge    time.Duration // of an owner's heartbeat
 	dryRun    bool
 	output    string
 	rt        runtimeFlags
@@ -29,9 +30,12 @@ func newGCCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 		Use:   "gc [--kept | --all | --older-than D] [--dry-run]",
 		Short: "Remove sandboxes left behind by rbx processes that died",
 		Long: `gc removes the rbx sandboxes whose owner process (the rbx.owner label:
-host, pid and process start time) is no longer running on this host. Sandboxes
-labelled rbx.keep=true (by replay --keep) and those of other hosts are left
-alone; --kept removes the kept ones of dead owners too.
+host, pid and process start time) is dead. An owner of this host is dead when
+its process no longer runs. An owner of another host (or another pid namespace)
+is dead when its heartbeat, which every rbx process keeps in the backend while
+it has sandboxes (every 20s), is older than --heartbeat-max-age; one without a
+heartbeat is left alone. Sandboxes labelled rbx.keep=true (by replay --keep)
+are left alone; --kept removes the kept ones of dead owners too.
 
 --all removes every rbx sandbox, whoever owns it, live or not.
 --older-than D removes exactly the rbx sandboxes created more than D ago, whoever
@@ -49,9 +53,11 @@ owns them, and no others.`,
 	f.BoolVar(&o.all, "all", false, "remove every rbx sandbox, live owners and other hosts included")
 	f.BoolVar(&o.kept, "kept", false, "also remove the sandboxes kept by replay --keep (of dead owners of this host)")
 	f.DurationVar(&o.olderThan, "older-than", 0, "remove exactly the rbx sandboxes older than this duration (e.g. 2h)")
+	f.DurationVar(&o.maxAge, "heartbeat-max-age", sandbox.DefaultHeartbeatMaxAge, "an owner of another host whose heartbeat is older than this is dead")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be removed, remove nothing")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
-	f.StringVar(&o.rt.name, "runtime", "auto", "sandbox backend: auto (docker, else containerd; fails when no engine answers), docker, containerd, kubernetes or local")
+	f.StringVar(&o.rt.name, "runtime", "auto", "sandbox backend: auto (docker, then containerd; fails when none answers), docker, containerd, kubernetes or local")
+	f.StringVar(&o.rt.containerdAddress, "containerd-address", "", containerdAddressUsage)
 	o.rt.registerKubernetes(cmd)
 	return cmd
 }
@@ -87,7 +93,10 @@ func runGC(ctx context.Context, s Streams, log *slog.Logger, o *gcOptions) error
 	if o.olderThan < 0 {
 		return usageError("--older-than %v: must be positive", o.olderThan)
 	}
-	var opts []sandbox.ReapOption
+	if o.maxAge <= 0 {
+		return usageError("--heartbeat-max-age %v: must be positive", o.maxAge)
+	}
+	opts := []sandbox.ReapOption{sandbox.WithHeartbeatMaxAge(o.maxAge)}
 	switch {
 	case o.all:
 		opts = append(opts, sandbox.WithAll())

@@ -29,6 +29,7 @@ func TestGCUsage(t *testing.T) {
 		{[]string{"gc", "--kept", "--older-than", "1h"}, "already remove kept sandboxes"},
 		{[]string{"gc", "--older-than", "-1h"}, "must be positive"},
 		{[]string{"gc", "--output", "yaml"}, "expected table or json"},
+		{[]string{"gc", "--heartbeat-max-age", "0s"}, "--heartbeat-max-age 0s: must be positive"},
 		{[]string{"gc", "extra"}, "expected 0 argument(s)"},
 	}
 	for _, tc := range tests {

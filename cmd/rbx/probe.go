@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rbx-sandbox/rbx/corpus"
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/probe"
@@ -27,6 +26,7 @@ type probeOptions struct {
 	seed                                                      uint64
 	episodeTimeout                                            time.Duration
 	noise, baseURL, model, apiKeyEnv, command                 string
+	tasks, server, tokenFile, caFile                          string
 	services                                                  []string
 	rt                                                        runtimeFlags
 }
@@ -34,7 +34,7 @@ type probeOptions struct {
 func newProbeCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 	o := &probeOptions{}
 	cmd := &cobra.Command{
-		Use:   "probe TASK_OR_TRAJECTORY",
+		Use:   "probe TASK-ID|PATH",
 		Short: "Estimate a policy's success rate from each checkpoint and locate its bottleneck",
 		Long: `Probe resets sandboxes to checkpoints k of a task's reference trajectory, lets a policy
 act until it is done (R rollouts per checkpoint), runs the task's verifier, and prints
@@ -46,8 +46,17 @@ exit status is 4), noisy (the reference with steps corrupted: --noise "4=0.9" or
 openai (an agent loop against an OpenAI-compatible endpoint: --base-url, --model, the key
 from $OPENAI_API_KEY), cmd (an external program speaking JSON lines: --cmd).
 Modes: sweep (every selected checkpoint) and search (anchors spread uniformly, then the
-domain narrowed around the collapse: fewer rollouts for the same bottleneck).`,
-		Example: `  rbx probe examples/run-sh-path --policy expert --rollouts 1
+domain narrowed around the collapse: fewer rollouts for the same bottleneck).
+
+The argument is a task id, looked up under --tasks DIR (default $RBX_TASKS, else the
+current directory; its reference is the task's first valid trajectory, as rbx serve
+picks it), or a path: a task directory or file, or a trajectory file.
+With --server URL the probe runs through a running rbx serve: its reference, its warm
+pool and its verifier, at explicit checkpoints whose outcomes do not feed its curriculum
+(no local runtime is used).`,
+		Example: `  rbx probe run-sh-path --tasks examples --policy expert --rollouts 1
+  rbx probe run-sh-path --server http://127.0.0.1:8700 --rollouts 4
+  rbx probe examples/run-sh-path --policy expert --rollouts 1
   rbx probe examples/run-sh-path/trajectory.json --policy noisy --noise 4=0.9 --rollouts 16 --chart p.png
   rbx probe task.yaml --policy openai --base-url http://127.0.0.1:8000/v1 --model qwen --mode search
   rbx probe ref.jsonl --trajectory ep-17 --policy cmd --cmd "python3 agent.py" --output json`,
@@ -59,6 +68,10 @@ domain narrowed around the collapse: fewer rollouts for the same bottleneck).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.trajectory, "trajectory", "", "trajectory id (in a JSONL file, or among the task's), or a trajectory file for a task")
+	f.StringVar(&o.tasks, "tasks", "", "directory a task id is looked up in (default $RBX_TASKS, else the current directory)")
+	f.StringVar(&o.server, "server", "", "probe through the rbx serve at this URL (its reference, pool and verifier; its curriculum is not fed)")
+	f.StringVar(&o.tokenFile, "token-file", "", "with --server: file holding the server's bearer token")
+	f.StringVar(&o.caFile, "ca-file", "", "with --server over HTTPS: PEM certificate or CA to trust")
 	f.StringVar(&o.policy, "policy", "expert", "policy: expert, noisy, openai or cmd")
 	f.StringVar(&o.checkpoints, "checkpoints", "all", "checkpoints: all (valid k < T), every:N, or a list such as 0,4,8-11")
 	f.StringVar(&o.mode, "mode", probe.ModeSweep, "sweep or search")
@@ -150,7 +163,10 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	if _, err := probe.New(nil, pol, opts...); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err) // flag values out of range
 	}
-	in, err := corpus.Locate(o.arg, o.trajectory)
+	if o.server != "" {
+		return runProbeServer(ctx, s, o, pol, opts)
+	}
+	in, err := o.locate()
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}

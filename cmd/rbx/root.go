@@ -121,6 +121,7 @@ starting a sandbox and re-executing the trajectory's tool calls up to a checkpoi
 		newExportCmd(s, logger),
 		newServeCmd(s, logger),
 		newProbeCmd(s, logger),
+		newInterveneCmd(s, logger),
 		newVersionCmd(s, logger),
 	)
 	root.RunE = func(cmd *cobra.Command, _ []string) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/curriculum/store"
+	"github.com/rbx-sandbox/rbx/dashboard"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/replayer"
@@ -33,6 +35,7 @@ type serveOptions struct {
 	state     string
 	ttl       time.Duration
 	maxShare  float64
+	evidence  time.Duration
 	maxGroup  int
 	maxOpen   int
 	maxBody   int64
@@ -41,7 +44,9 @@ type serveOptions struct {
 	drain     time.Duration
 	refresh   bool
 	repeats   int
+	rock      rockFlags
 	rt        runtimeFlags
+	cur       curriculumFlags
 }
 
 func newServeCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
@@ -67,7 +72,11 @@ stdout.
 With --refresh-references, a successful policy episode with fewer actions than the
 reference's suffix from its k is re-verified in the background (--refresh-repeats fresh
 sandboxes, the prefilter's check) and adopted as the task's next reference version;
-GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
+GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).
+
+--decision and the flags after it set when the curriculum moves on: by default when a
+Beta posterior on recent outcomes gives P(p > θ) ≥ 1−α on at least --min-successes
+successes; or the window rule, or Wald's sequential test (docs/curriculum.md#decision-rules).`,
 		Example: `  rbx serve --tasks examples/ --strategy search-learn --state serve.db
   rbx serve --tasks runs/ --addr 0.0.0.0:8700 --token-file token.txt --tls-cert cert.pem --tls-key key.pem --pool 8`,
 		Args: exactArgs(0),
@@ -87,6 +96,7 @@ GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
 	f.StringVar(&o.state, "state", "rbx-serve.db", "SQLite database for the curriculum, outcomes and episode logs")
 	f.DurationVar(&o.ttl, "episode-ttl", 10*time.Minute, "idle time after which an episode expires and its sandbox is removed")
 	f.Float64Var(&o.maxShare, "max-intervention-share", 0.5, "shift filter: flag episodes whose intervened share of steps or tokens is above this")
+	f.DurationVar(&o.evidence, "evidence-interval", time.Second, "least time between two evidence calls on one episode (each replays it in a scratch sandbox); 0: no limit")
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
 	f.IntVar(&o.maxOpen, "max-episodes", 256, "episodes open at once, group members and forks counted; beyond it resets get 429 too_many_episodes")
 	f.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
@@ -95,7 +105,9 @@ GET /v1/tasks/TASK/references lists the versions (docs/reference-refresh.md).`,
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "on shutdown, how long in-flight requests may take before they are cancelled")
 	f.BoolVar(&o.refresh, "refresh-references", false, "adopt a successful policy episode shorter than the reference's suffix as the task's next reference version, after --refresh-repeats checks in fresh sandboxes (docs/reference-refresh.md)")
 	f.IntVar(&o.repeats, "refresh-repeats", 3, "with --refresh-references: how many fresh-sandbox replays and verifications a candidate reference must pass")
+	o.rock.register(cmd)
 	o.rt.register(cmd)
+	o.cur.register(cmd)
 	return cmd
 }
 
@@ -109,14 +121,21 @@ func (o *serveOptions) validate() (token string, err error) {
 		return "", usageError("--episode-ttl %v: expected > 0", o.ttl)
 	case o.maxShare < 0 || o.maxShare > 1:
 		return "", usageError("--max-intervention-share %v: expected 0 to 1", o.maxShare)
+	case o.evidence < 0:
+		return "", usageError("--evidence-interval %v: expected ≥ 0", o.evidence)
 	case o.state == "":
 		return "", usageError("--state: expected a database path")
 	case o.repeats < 1:
 		return "", usageError("--refresh-repeats %d: expected ≥ 1", o.repeats)
+	case o.rock.validate() != nil:
+		return "", o.rock.validate()
 	case o.maxOpen < 1:
 		return "", usageError("--max-episodes %d: expected ≥ 1", o.maxOpen)
 	}
 	if _, err := parseStrategy(o.strategy); err != nil {
+		return "", err
+	}
+	if _, err := o.cur.options(); err != nil {
 		return "", err
 	}
 	if o.tokenFile != "" {
@@ -174,10 +193,17 @@ func newServeResetter(rt pool.Creator, o *serveOptions, log *slog.Logger) (*repl
 	return rp, rs, err
 }
 
-// openServeState opens the curriculum database with the chosen strategy.
+// openServeState opens the curriculum database with the chosen strategy
+// and parameters (validate checked them). The stored outcomes are replayed
+// under these parameters: changing them across a restart re-decides the
+// curriculum from the same outcomes.
 func openServeState(ctx context.Context, o *serveOptions) (*curriculum.Engine, *store.Store, error) {
 	st, _ := parseStrategy(o.strategy)
-	eng, db, err := store.OpenEngine(ctx, o.state, nil, curriculum.WithStrategy(st))
+	opts, err := o.cur.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, db, err := store.OpenEngine(ctx, o.state, nil, append(opts, curriculum.WithStrategy(st))...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open --state %s: %w", o.state, err)
 	}
@@ -221,9 +247,12 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	}
 	opts := []server.Option{server.WithToken(token), server.WithEpisodeTTL(o.ttl),
 		server.WithMaxInterventionShare(o.maxShare), server.WithMaxGroup(o.maxGroup), server.WithMaxEpisodes(o.maxOpen), server.WithMaxBody(o.maxBody),
-		server.WithJournalDB(db.DB()), server.WithLogger(log)}
+		server.WithJournalDB(db.DB()), server.WithLogger(log), server.WithEvidenceInterval(o.evidence)}
 	if o.refresh {
 		opts = append(opts, server.WithReferenceRefresh(rt, o.repeats))
+	}
+	if o.rock.enabled {
+		opts = append(opts, o.rock.option(rt))
 	}
 	srv, err := server.New(ctx, rs, rp, eng, entries, opts...)
 	if err != nil {
@@ -233,10 +262,18 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 		fmt.Fprintf(s.ErrOut, "%d episode(s) open in a previous run were lost (GET /v1/episodes?state=lost)\n", n)
 	}
 	ln, url, err := o.listen(tc)
+	var h http.Handler // the API, with the dashboard at /ui
+	if err == nil {
+		if h, err = dashboard.Mount(srv.Handler(), dashboard.WithToken(token), dashboard.WithLogger(log)); err != nil {
+			_ = ln.Close()
+		} else {
+			fmt.Fprintf(s.ErrOut, "rbx serve: dashboard at %s%s/\n", url, dashboard.Prefix)
+		}
+	}
 	if err == nil {
 		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.state)
 		fmt.Fprintf(s.Out, "listening on %s\n", url)
-		err = server.Listen(ctx, ln, srv.Handler(), o.drain)
+		err = server.Listen(ctx, ln, h, o.drain)
 	}
 	// Drain: every sandbox removed, journal and curriculum closed.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)

@@ -43,6 +43,19 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"cert without key", []string{"serve", "--tasks", dir, "--tls-cert", cert}, "--tls-cert and --tls-key go together"},
 		{"unreadable key pair", []string{"serve", "--tasks", dir, "--tls-cert", cert, "--tls-key", empty}, "--tls-key"},
 		{"bad max episodes", []string{"serve", "--tasks", dir, "--max-episodes", "0"}, "--max-episodes"},
+		{"bad decision", []string{"serve", "--tasks", dir, "--decision", "vote"}, "--decision"},
+		{"bad alpha", []string{"serve", "--tasks", dir, "--alpha", "0.5"}, "--alpha"},
+		{"bad sprt alpha", []string{"serve", "--tasks", dir, "--sprt-alpha", "0"}, "--sprt-alpha"},
+		{"bad min successes", []string{"serve", "--tasks", dir, "--min-successes", "0"}, "--min-successes"},
+		{"min successes above window", []string{"serve", "--tasks", dir, "--window", "3"}, "min-successes 4 above window 3"},
+		{"bad delta", []string{"serve", "--tasks", dir, "--delta", "0"}, "--delta"},
+		{"bad window", []string{"serve", "--tasks", dir, "--window", "65"}, "--window"},
+		{"theta above theta-high", []string{"serve", "--tasks", dir, "--theta", "0.7"}, "theta 0.7 above theta-high 0.625"},
+		{"sprt outside (0, 1)", []string{"serve", "--tasks", dir, "--decision", "sprt", "--theta", "0.6", "--theta-high", "0.9", "--delta", "0.4"}, "theta 0.6 ± delta 0.4"},
+		{"posterior rule ignores delta", []string{"serve", "--tasks", dir, "--theta", "0.6", "--theta-high", "0.9", "--delta", "0.4", "--runtime", "local"}, "no task with a valid reference"},
+		{"bad rock network", []string{"serve", "--tasks", dir, "--rock-network", "host"}, "--rock-network"},
+		{"bad rock ttl", []string{"serve", "--tasks", dir, "--rock-ttl", "0s"}, "--rock-ttl"},
+		{"bad rock session idle", []string{"serve", "--tasks", dir, "--rock-session-idle", "-1s"}, "--rock-session-idle"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,10 +17,11 @@ import (
 
 // simulateOptions are the flags of `rbx simulate`.
 type simulateOptions struct {
-	n, m, seeds, hard, segments, maxEpisodes int
-	p, hardP                                 float64
-	strategy, plot, output                   string
-	gradual                                  bool
+	n, m, seeds, hard, maxEpisodes int
+	p, hardP                       float64
+	strategy, plot, output         string
+	gradual                        bool
+	cur                            curriculumFlags
 }
 
 func newSimulateCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
@@ -32,9 +33,13 @@ func newSimulateCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 baseline), with the rollback-curriculum paper's thought-experiment learner: n sequential subtasks, each
 succeeding with probability p, mastered after m rewarded episodes that exercised it,
 nothing learnt from failures. It prints the episodes needed until the task is solved
-end to end (mean, std, p10, p90 over the seeds), the ratio to the baseline, and the
-closed forms m/pⁿ (baseline), m·n/p (rollback) and n·pⁿ⁻¹ (their ratio).`,
+end to end (mean, std, p10, p90 over the seeds), the ratio to the baseline, the
+closed forms m/pⁿ (baseline), m·n/p (rollback) and n·pⁿ⁻¹ (their ratio), and per
+strategy the checkpoints it left as mastered and the premature ones among them (left
+while the learner's true success rate from there was below θ). The curriculum flags
+(--decision, --alpha, ...) are rbx serve's (docs/curriculum.md#decision-rules).`,
 		Example: `  rbx simulate --n 8 --p 0.5 --m 4 --strategy all --seeds 200
+  rbx simulate --n 10 --p 0.6 --m 3 --strategy sequential --seeds 400 --decision window
   rbx simulate --p 0.9 --hard 1 --hard-p 0.1 --plot rollback.png`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -50,10 +55,10 @@ closed forms m/pⁿ (baseline), m·n/p (rollback) and n·pⁿ⁻¹ (their ratio)
 	f.IntVar(&o.hard, "hard", -1, "position of one much harder subtask (with --hard-p)")
 	f.Float64Var(&o.hardP, "hard-p", 0.1, "success probability of the --hard subtask")
 	f.BoolVar(&o.gradual, "gradual", false, "skill improves linearly over the m rewarded episodes")
-	f.IntVar(&o.segments, "segments", 4, "M, Parallel Rollback's segments")
 	f.IntVar(&o.maxEpisodes, "max-episodes", 200_000, "cap on episodes per run; capped runs are reported")
 	f.StringVar(&o.plot, "plot", "", "write rollback position and success rate over episodes (seed 0) to this PNG")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	o.cur.register(cmd)
 	return cmd
 }
 
@@ -76,7 +81,11 @@ func runSimulate(_ context.Context, s Streams, log *slog.Logger, o *simulateOpti
 		return err
 	}
 	res := simulateResult{Results: sums, Findings: findings(sums, p), Params: map[string]any{
-		"n": p.N, "p": p.P, "m": p.M, "seeds": o.seeds, "gradual": p.Gradual, "max_episodes": p.MaxEpisodes, "segments": o.segments}}
+		"n": p.N, "p": p.P, "m": p.M, "seeds": o.seeds, "gradual": p.Gradual, "max_episodes": p.MaxEpisodes,
+		"decision": o.cur.decision, "alpha": o.cur.alpha, "min_successes": o.cur.minSuccesses,
+		"sprt_alpha": o.cur.sprtAlpha, "delta": o.cur.delta, "theta": o.cur.theta, "theta_high": o.cur.thetaHigh,
+		"window": o.cur.window, "delta_max": o.cur.deltaMax, "segments": o.cur.segments,
+		"anchors": o.cur.anchors, "probes": o.cur.probes}}
 	if p.HardP > 0 {
 		res.Params["hard"], res.Params["hard_p"] = p.Hard, p.HardP
 	}
@@ -126,13 +135,13 @@ func (o *simulateOptions) params() (sim.Params, []string, error) {
 		}
 		strategies = []string{o.strategy}
 	}
-	p := sim.Params{N: o.n, P: o.p, M: o.m, Gradual: o.gradual, MaxEpisodes: o.maxEpisodes,
-		Options: []curriculum.Option{curriculum.WithSegments(o.segments)}}
+	opts, err := o.cur.options()
+	if err != nil {
+		return sim.Params{}, nil, err
+	}
+	p := sim.Params{N: o.n, P: o.p, M: o.m, Gradual: o.gradual, MaxEpisodes: o.maxEpisodes, Options: opts}
 	if o.hard >= 0 {
 		p.Hard, p.HardP = o.hard, o.hardP
-	}
-	if o.segments < 1 {
-		return p, nil, usageError("--segments %d: expected at least 1", o.segments)
 	}
 	return p, strategies, nil
 }
@@ -152,6 +161,16 @@ func findings(sums []sim.Summary, p sim.Params) []string {
 		where = fmt.Sprintf("one hard subtask (p=%g) at position %d", p.HardP, p.Hard)
 	}
 	var out []string
+	if h, ok := by[string(curriculum.Heuristic)]; ok {
+		if sl, ok := by[string(curriculum.SearchLearn)]; ok {
+			verdict := "holds"
+			if sl.Mean > h.Mean || h.Mean >= seq.Mean {
+				verdict = "does NOT hold"
+			}
+			out = append(out, fmt.Sprintf("the paper's ordering search-learn ≤ heuristic < sequential %s with %s: %.1f, %.1f, %.1f",
+				verdict, where, sl.Mean, h.Mean, seq.Mean))
+		}
+	}
 	for _, name := range []string{string(curriculum.Heuristic), string(curriculum.SearchLearn), string(curriculum.Parallel)} {
 		if s, ok := by[name]; ok {
 			verdict := "fewer"
@@ -174,16 +193,22 @@ func printSimulation(w io.Writer, res simulateResult, p sim.Params) {
 		fmt.Fprint(w, ", gradual skill")
 	}
 	fmt.Fprintf(w, "; episodes until solved end to end, %v seeds\n", res.Params["seeds"])
-	const row = "%-14s %9s %9s %9s %9s %9s %11s %7s\n"
-	fmt.Fprintf(w, row, "STRATEGY", "MEAN", "STD", "P10", "P90", "RATIO", "CLOSED-FORM", "CAPPED")
+	fmt.Fprintf(w, "decision: %s\n", decisionLine(res.Params))
+	const row = "%-14s %9s %9s %9s %9s %9s %11s %7s %10s %9s %7s\n"
+	fmt.Fprintf(w, row, "STRATEGY", "MEAN", "STD", "P10", "P90", "RATIO", "CLOSED-FORM", "MOVES", "PREMATURE", "PREM-RUNS", "CAPPED")
 	for _, s := range res.Results {
 		closed := "—"
 		if !math.IsNaN(s.ClosedForm) {
 			closed = num(s.ClosedForm)
 		}
+		moves, prem, runs := "—", "—", "—"
+		if s.Strategy != sim.Baseline {
+			moves, prem, runs = fmt.Sprintf("%.1f", s.Moves), fmt.Sprintf("%.3f", s.Premature), fmt.Sprint(s.PrematureRuns)
+		}
 		fmt.Fprintf(w, row, s.Strategy, fmt.Sprintf("%.1f", s.Mean), fmt.Sprintf("%.1f", s.Std), fmt.Sprintf("%.0f", s.P10),
-			fmt.Sprintf("%.0f", s.P90), fmt.Sprintf("%.4g", s.Ratio), closed, fmt.Sprint(s.Capped))
+			fmt.Sprintf("%.0f", s.P90), fmt.Sprintf("%.4g", s.Ratio), closed, moves, prem, runs, fmt.Sprint(s.Capped))
 	}
+	fmt.Fprintln(w, "MOVES: checkpoints left as mastered per run; PREMATURE: of them, left while the true success rate was below θ, per run; PREM-RUNS: runs with at least one")
 	if r := res.ClosedFormRatio; r != nil {
 		fmt.Fprintf(w, "\nclosed form: baseline m/pⁿ, rollback Σ m/pᵢ (= m·n/p); rollback/baseline = %.4g", *r)
 		if p.HardP == 0 {
@@ -194,6 +219,19 @@ func printSimulation(w io.Writer, res simulateResult, p sim.Params) {
 	for _, f := range res.Findings {
 		fmt.Fprintln(w, f)
 	}
+}
+
+// decisionLine describes the decision rule and its parameters.
+func decisionLine(p map[string]any) string {
+	switch p["decision"] {
+	case string(curriculum.DecisionWindow):
+		return fmt.Sprintf("window (mastered at p̂ ≥ θ_high = %v over W = %v, bottleneck below θ = %v)", p["theta_high"], p["window"], p["theta"])
+	case string(curriculum.DecisionSPRT):
+		th, d := p["theta"].(float64), p["delta"].(float64)
+		return fmt.Sprintf("sprt (p0 = θ−δ = %.3g against p1 = θ+δ = %.3g, error rates %v)", th-d, th+d, p["sprt_alpha"])
+	}
+	return fmt.Sprintf("posterior (P(p > θ = %v) ≥ 1−α, α = %v, on a run of the last W = %v outcomes with ≥ %v successes)",
+		p["theta"], p["alpha"], p["window"], p["min_successes"])
 }
 
 // plotSeries simulates seed 0 of each curriculum and plots it (the baseline

@@ -32,7 +32,11 @@ func TestSimulateCommand(t *testing.T) {
 	var res simulateResult
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	assert.Len(t, res.Results, 5)
-	assert.Contains(t, res.Findings[0], "heuristic needs fewer")
+	assert.Contains(t, res.Findings[0], "search-learn ≤ heuristic < sequential holds")
+	assert.Contains(t, res.Findings[1], "heuristic needs fewer")
+	for _, r := range res.Results[1:] {
+		assert.Positive(t, r.Moves, r.Strategy)
+	}
 	info, err := os.Stat(png)
 	require.NoError(t, err)
 	assert.Positive(t, info.Size())

@@ -40,6 +40,16 @@ func (l *Learner) Prob(i int) float64 {
 	return l.p[i]
 }
 
+// Rate is the true success probability of an episode from checkpoint k:
+// the product of the current probabilities of subtasks k..n-1.
+func (l *Learner) Rate(k int) float64 {
+	r := 1.0
+	for i := k; i < len(l.p); i++ {
+		r *= l.Prob(i)
+	}
+	return r
+}
+
 // Episode plays one episode from checkpoint k. On success each exercised,
 // not yet mastered subtask earns one credit; failures teach nothing.
 func (l *Learner) Episode(k int, rng *rand.Rand) bool {

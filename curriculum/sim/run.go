@@ -47,9 +47,14 @@ type Point struct {
 
 // Run is one seed's result.
 type Run struct {
-	Episodes int     `json:"episodes"`
-	Capped   bool    `json:"capped"`
-	Trace    []Point `json:"-"`
+	Episodes int  `json:"episodes"`
+	Capped   bool `json:"capped"`
+	// Moves counts the checkpoints the curriculum left as mastered;
+	// Premature those of them whose true success rate (Learner.Rate) was
+	// below θ at that moment.
+	Moves     int     `json:"moves"`
+	Premature int     `json:"premature"`
+	Trace     []Point `json:"-"`
 }
 
 // Simulate runs strategy (a curriculum.Strategy or Baseline) on a fresh
@@ -59,18 +64,28 @@ func Simulate(strategy string, p Params, seed uint64, trace bool) (Run, error) {
 	l := NewLearner(p.Probs(), p.M, p.Gradual)
 	next := func() (int, error) { return 0, nil }
 	observe := func(int, bool) error { return nil }
+	var r Run
+	theta := 0.0 // set by the engine's θ
+	moved := func(m curriculum.Mastered) {
+		r.Moves++
+		if l.Rate(m.K) < theta {
+			r.Premature++
+		}
+	}
 	if strategy != Baseline {
-		e, err := curriculum.New(append(append([]curriculum.Option(nil), p.Options...), curriculum.WithStrategy(curriculum.Strategy(strategy)))...)
+		opts := append(append([]curriculum.Option(nil), p.Options...),
+			curriculum.WithStrategy(curriculum.Strategy(strategy)), curriculum.WithOnMastered(moved))
+		e, err := curriculum.New(opts...)
 		if err != nil {
 			return Run{}, err
 		}
 		if err := e.Register(curriculum.TaskInfo{ID: "sim", T: p.N}); err != nil {
 			return Run{}, err
 		}
+		theta = e.Theta()
 		next = func() (int, error) { k, _, err := e.Next("sim"); return k, err }
 		observe = func(k int, ok bool) error { return e.Observe("sim", k, ok) }
 	}
-	var r Run
 	for !l.Mastered() {
 		if p.MaxEpisodes > 0 && r.Episodes >= p.MaxEpisodes {
 			r.Capped = true

@@ -23,18 +23,24 @@ type Summary struct {
 	ClosedForm float64 `json:"closed_form"`
 	// Capped counts runs stopped at MaxEpisodes (their cost counts as the cap).
 	Capped int `json:"capped"`
+	// Moves is the mean number of checkpoints left as mastered per run;
+	// Premature the mean number of those left while their true success
+	// rate was below θ, and PrematureRuns the runs with at least one.
+	Moves         float64 `json:"moves"`
+	Premature     float64 `json:"premature"`
+	PrematureRuns int     `json:"premature_runs"`
 }
 
 // Summarize runs strategy over seeds 0..seeds-1, in parallel.
 func Summarize(strategy string, p Params, seeds int) (Summary, error) {
 	costs := make([]float64, seeds)
-	capped := make([]bool, seeds)
+	runs := make([]Run, seeds)
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range seeds {
 		g.Go(func() error {
 			r, err := Simulate(strategy, p, uint64(i), false)
-			costs[i], capped[i] = float64(r.Episodes), r.Capped
+			costs[i], runs[i] = float64(r.Episodes), r
 			return err
 		})
 	}
@@ -44,8 +50,14 @@ func Summarize(strategy string, p Params, seeds int) (Summary, error) {
 	s := Summary{Strategy: strategy, Seeds: seeds, ClosedForm: ClosedForm(strategy, p)}
 	for i, c := range costs {
 		s.Mean += c / float64(seeds)
-		if capped[i] {
+		r := runs[i]
+		s.Moves += float64(r.Moves) / float64(seeds)
+		s.Premature += float64(r.Premature) / float64(seeds)
+		if r.Capped {
 			s.Capped++
+		}
+		if r.Premature > 0 {
+			s.PrematureRuns++
 		}
 	}
 	for _, c := range costs {

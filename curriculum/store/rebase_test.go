@@ -14,7 +14,7 @@ import (
 func TestReopenAfterRebase(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "state.db")
-	opts := []curriculum.Option{curriculum.WithWindow(2)}
+	opts := []curriculum.Option{curriculum.WithDecision(curriculum.DecisionWindow), curriculum.WithWindow(2)}
 	e, s, err := OpenEngine(ctx, path, nil, opts...)
 	require.NoError(t, err)
 	require.NoError(t, e.Register(curriculum.TaskInfo{ID: "a", T: 6}))

@@ -34,13 +34,12 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}
-	ctx = r.ctx(ctx)
-	img, err := r.image(ctx, spec.Image)
-	if err != nil {
+	if err := r.checkNetwork(spec.Network); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
-	id := newName()
-	opts, err := r.specOpts(img, spec, id)
+	ctx = r.ctx(ctx)
+	r.beat.Start(ctx) // before the first sandbox exists, so gc elsewhere sees a live owner
+	img, err := r.image(ctx, spec.Image)
 	if err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
@@ -49,17 +48,14 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		return nil, fmt.Errorf("create sandbox: lease: %w", engineErr(err))
 	}
 	defer done(context.WithoutCancel(ctx))
-	c, err := r.cli.NewContainer(lctx, id,
-		client.WithImage(img),
-		client.WithSnapshotter(r.snapshotter),
-		client.WithNewSnapshot(id, img),
-		client.WithRuntime(runtimeName, nil),
-		client.WithNewSpec(opts...),
-		client.WithContainerLabels(r.labels(spec)),
-	)
+	ids, err := r.userIDs(lctx, img, spec.User)
 	if err != nil {
-		r.removeLost(ctx, id)
-		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, engineErr(err))
+		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, err)
+	}
+	id := newName()
+	c, err := r.newContainer(ctx, lctx, img, spec, id, ids)
+	if err != nil {
+		return nil, err
 	}
 	sb := newSandbox(r, c, spec)
 	defer func() {
@@ -68,6 +64,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		}
 	}()
 	if err := sb.start(lctx); err != nil {
+		return nil, err
+	}
+	if err := sb.setupFiles(lctx, spec, img, ids); err != nil {
 		return nil, err
 	}
 	if spec.Mode == sandbox.ModeSession {
@@ -79,6 +78,40 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	}
 	r.log.Debug("created sandbox", "id", id, "image", spec.Image, "mode", spec.Mode)
 	return sb, nil
+}
+
+// newContainer creates container id for spec from img, on the bridge
+// network when spec asks for it, under the lease of lctx; on failure it
+// leaves nothing behind.
+func (r *Runtime) newContainer(ctx, lctx context.Context, img client.Image, spec sandbox.Spec, id string, ids *sandbox.UserIDs) (client.Container, error) {
+	nsPath := ""
+	if spec.Network == sandbox.NetworkBridge {
+		var err error
+		if nsPath, err = r.setupNetwork(lctx, id); err != nil {
+			return nil, fmt.Errorf("create sandbox: network %s: %w", spec.Network, err)
+		}
+	}
+	opts, err := r.specOpts(img, spec, id, ids, nsPath)
+	if err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", errors.Join(err, r.dropNetwork(ctx, id, nsPath)))
+	}
+	labels := r.labels(spec)
+	if nsPath != "" {
+		labels[AnnotationPrefix+annotationNetNS] = nsPath
+	}
+	c, err := r.cli.NewContainer(lctx, id,
+		client.WithImage(img),
+		client.WithSnapshotter(r.snapshotter),
+		client.WithNewSnapshot(id, img),
+		client.WithRuntime(runtimeName, nil),
+		client.WithNewSpec(opts...),
+		client.WithContainerLabels(labels),
+	)
+	if err != nil {
+		r.removeLost(ctx, id)
+		return nil, fmt.Errorf("create sandbox from %s: %w", spec.Image, errors.Join(engineErr(err), r.dropNetwork(ctx, id, nsPath)))
+	}
+	return c, nil
 }
 
 // start creates and starts the container's task (no I/O: the main process
@@ -98,6 +131,32 @@ func (s *Sandbox) start(ctx context.Context) error {
 		return fmt.Errorf("start task: %w", engineErr(err))
 	}
 	return nil
+}
+
+// setupFiles prepares the filesystem of the started sandbox: a read-only
+// root's tmpfs get the image's content there (see seedWritable), a
+// writable root's workdir goes to the sandbox's user (see giveWorkdir).
+func (s *Sandbox) setupFiles(ctx context.Context, spec sandbox.Spec, img client.Image, ids *sandbox.UserIDs) error {
+	switch {
+	case spec.ReadOnlyRoot:
+		if err := s.seedWritable(ctx, img); err != nil {
+			return fmt.Errorf("seed the writable paths: %w", err)
+		}
+	case ids != nil:
+		return s.giveWorkdir(ctx, ids)
+	}
+	return nil
+}
+
+// dropNetwork tears down the network of a sandbox whose create failed
+// before its container held it; nsPath "" means none.
+func (r *Runtime) dropNetwork(ctx context.Context, id, nsPath string) error {
+	if nsPath == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	return r.teardownNetwork(ctx, id, nsPath)
 }
 
 // removeLost removes the container id after a failed create: when ctx was

@@ -31,16 +31,11 @@ func (s *Sandbox) WriteFiles(ctx context.Context, files []sandbox.File) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("write %d files in %s: %w", len(files), s.id, err)
 	}
-	root, err := os.OpenRoot("/proc/" + strconv.Itoa(int(s.task.Pid())) + "/root")
+	root, err := s.openRoot(ctx)
 	if err != nil {
-		return fmt.Errorf("write %d files in %s: %w", len(files), s.id, s.gone(ctx, err))
-	}
-	defer root.Close()
-	// The pid is only the container's while its task runs: check after
-	// opening, so a recycled pid cannot have given another process's root.
-	if err := s.checkRunning(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("write %d files in %s: %w", len(files), s.id, err)
 	}
+	defer root.Close()
 	uid, gid := int(s.process.User.UID), int(s.process.User.GID)
 	for _, f := range files {
 		name := strings.TrimPrefix(s.resolve(f.Path), "/")
@@ -56,6 +51,21 @@ func (s *Sandbox) WriteFiles(ctx context.Context, files []sandbox.File) error {
 		}
 	}
 	return nil
+}
+
+// openRoot opens the container's root as its main process sees it.
+func (s *Sandbox) openRoot(ctx context.Context) (*os.Root, error) {
+	root, err := os.OpenRoot("/proc/" + strconv.Itoa(int(s.task.Pid())) + "/root")
+	if err != nil {
+		return nil, s.gone(ctx, err)
+	}
+	// The pid is only the container's while its task runs: check after
+	// opening, so a recycled pid cannot have given another process's root.
+	if err := s.checkRunning(context.WithoutCancel(ctx)); err != nil {
+		root.Close()
+		return nil, err
+	}
+	return root, nil
 }
 
 // writeIn writes data at name under root, owned by uid:gid, creating the

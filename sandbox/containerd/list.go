@@ -21,7 +21,7 @@ func (r *Runtime) Open(ctx context.Context, id string) (sandbox.Sandbox, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open sandbox %s: %w", id, err)
 	}
-	sb := newSandbox(r, c, specFromLabels(labels))
+	sb := newSandbox(r, c, sandbox.SpecFromLabels(labels, ""))
 	sb.oomSeen = -1 // not created here: earlier OOM kills are unknown
 	spec, err := c.Spec(ctx)
 	if err != nil {
@@ -76,7 +76,7 @@ func (r *Runtime) List(ctx context.Context, selector map[string]string) ([]sandb
 		if err != nil {
 			return nil, fmt.Errorf("list sandboxes: %w", engineErr(err))
 		}
-		labels, annotations := splitLabels(info.Labels)
+		labels, annotations := sandbox.SplitLabels(info.Labels)
 		infos = append(infos, sandbox.Info{
 			ID: info.ID, Name: info.ID, Image: info.Image, State: r.state(ctx, c),
 			Labels: labels, Annotations: annotations, Created: info.CreatedAt,

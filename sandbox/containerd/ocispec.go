@@ -1,12 +1,15 @@
 package containerd
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/contrib/seccomp"
+	"github.com/containerd/containerd/v2/core/containers"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
@@ -26,23 +29,12 @@ const initMount = "/sbin/docker-init"
 const cpuPeriod = 100_000
 
 // specOpts turns spec into the container's OCI spec options: the image's
-// config (user, env), the keep-alive main process, capabilities,
-// no-new-privileges, the default seccomp profile, resource limits and a
-// new, empty network namespace (only loopback) from the default spec.
-func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string) ([]oci.SpecOpts, error) {
-	if spec.Network != sandbox.NetworkNone {
-		return nil, fmt.Errorf("%w: network %q: the containerd backend has no networking (it would need CNI); use %q",
-			sandbox.ErrInvalidSpec, spec.Network, sandbox.NetworkNone)
-	}
-	// Refused rather than ignored: running as root, or with a writable
-	// root, is not what the task asked for.
-	if spec.User != "" {
-		return nil, fmt.Errorf("%w: user %q: the containerd backend runs as the image's user only; use the docker backend",
-			sandbox.ErrInvalidSpec, spec.User)
-	}
-	if spec.ReadOnlyRoot {
-		return nil, fmt.Errorf("%w: read_only_root: not supported by the containerd backend; use the docker backend", sandbox.ErrInvalidSpec)
-	}
+// config (user, env), the user ids resolved for spec.User (nil: the
+// image's), the keep-alive main process, capabilities, no-new-privileges,
+// the default seccomp profile, resource limits, a read-only root when
+// asked, and the network namespace at nsPath (the bridge's; "" means a
+// new, empty one: only loopback).
+func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string, ids *sandbox.UserIDs, nsPath string) ([]oci.SpecOpts, error) {
 	caps, err := capabilities(spec.CapAdd)
 	if err != nil {
 		return nil, err
@@ -56,6 +48,15 @@ func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string)
 		oci.WithCapabilities(caps),
 		oci.WithNoNewPrivileges,
 		seccomp.WithDefaultProfile(),
+	}
+	if ids != nil {
+		opts = append(opts, oci.WithUIDGID(uint32(ids.UID), uint32(ids.GID)), withGroups(ids.Groups))
+	}
+	if spec.ReadOnlyRoot {
+		opts = append(opts, readOnlyOpts(spec, ids)...)
+	}
+	if nsPath != "" {
+		opts = append(opts, netnsOpts(nsPath)...)
 	}
 	if r.initPath != "" {
 		opts = append(opts, oci.WithMounts([]specs.Mount{{
@@ -124,4 +125,17 @@ func envList(env map[string]string) []string {
 	}
 	sort.Strings(l)
 	return l
+}
+
+// withGroups adds the user's supplementary groups, as Docker does for a
+// user named in the image's /etc/group.
+func withGroups(gids []int) oci.SpecOpts {
+	return func(_ context.Context, _ oci.Client, _ *containers.Container, s *oci.Spec) error {
+		for _, g := range gids {
+			if !slices.Contains(s.Process.User.AdditionalGids, uint32(g)) {
+				s.Process.User.AdditionalGids = append(s.Process.User.AdditionalGids, uint32(g))
+			}
+		}
+		return nil
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/namespaces"
@@ -43,7 +44,10 @@ type Runtime struct {
 	initPath    string // tini on the host, bind-mounted as PID 1; empty when absent
 	pull        sandbox.PullPolicy
 
-	importMu sync.Mutex // one import at a time: archives are large
+	importMu sync.Mutex         // one import at a time: archives are large
+	users    sync.Map           // image digest + user -> *sandbox.UserIDs
+	beat     *sandbox.Heartbeat // started by the first Create
+	net      cniNet             // the bridge network, loaded on first use
 }
 
 type config struct {
@@ -55,6 +59,7 @@ type config struct {
 	progress    io.Writer
 	images      ImageSource
 	pull        sandbox.PullPolicy
+	beatEvery   time.Duration
 }
 
 // Option configures a Runtime.
@@ -125,6 +130,19 @@ func WithOwner(owner string) Option {
 	}
 }
 
+// WithHeartbeatEvery sets how often the owner's heartbeat is refreshed
+// once the runtime created a sandbox (default
+// sandbox.DefaultHeartbeatEvery); see HeartbeatStore.
+func WithHeartbeatEvery(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("heartbeat interval %v: must be positive", d)
+		}
+		c.beatEvery = d
+		return nil
+	}
+}
+
 // WithImageSource sets where images missing from the namespace are
 // imported from, and where rbx/* images are built (default: none; only
 // images already in the namespace can be used). Close closes it when it is
@@ -156,6 +174,7 @@ func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 		cli: cli, address: addr, namespace: c.namespace, snapshotter: c.snapshotter,
 		log: c.log, owner: c.owner, progress: c.progress, images: c.images, initPath: findInit(), pull: c.pull,
 	}
+	r.beat = sandbox.NewHeartbeat(r, r.owner, c.beatEvery, r.log)
 	if err := checkSnapshotter(ctx, r); err != nil {
 		cli.Close()
 		return nil, fmt.Errorf("containerd runtime: %w", err)
@@ -179,9 +198,17 @@ func (r *Runtime) Snapshotter() string { return r.snapshotter }
 // Client returns the containerd client.
 func (r *Runtime) Client() *client.Client { return r.cli }
 
+// closeTimeout bounds what Close asks the engine (the heartbeat's end).
+const closeTimeout = 5 * time.Second
+
 // Close closes the client connection and the image source; sandboxes are
 // left alone.
 func (r *Runtime) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	if err := r.beat.End(ctx, r); err != nil {
+		r.log.Warn("end heartbeat", "owner", r.owner, "err", err)
+	}
+	cancel()
 	err := r.cli.Close()
 	if c, ok := r.images.(io.Closer); ok {
 		err = errors.Join(err, c.Close())

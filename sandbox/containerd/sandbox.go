@@ -105,9 +105,11 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 // "removing" state does).
 const labelRemoving = "rbx.removing"
 
-// remove kills and deletes c's task, then c and its snapshot.
+// remove kills and deletes c's task, then c and its snapshot, then its
+// network (a bridged sandbox's).
 func (r *Runtime) remove(ctx context.Context, c client.Container) error {
-	if _, err := c.SetLabels(ctx, map[string]string{labelRemoving: "true"}); err != nil && cerrdefs.IsNotFound(err) {
+	labels, err := c.SetLabels(ctx, map[string]string{labelRemoving: "true"})
+	if err != nil && cerrdefs.IsNotFound(err) {
 		return err
 	}
 	if t, err := c.Task(ctx, nil); err == nil {
@@ -119,6 +121,9 @@ func (r *Runtime) remove(ctx context.Context, c client.Container) error {
 	}
 	if err := c.Delete(ctx, client.WithSnapshotCleanup); err != nil {
 		return fmt.Errorf("delete container: %w", err)
+	}
+	if ns := labels[AnnotationPrefix+annotationNetNS]; ns != "" {
+		return r.teardownNetwork(ctx, c.ID(), ns)
 	}
 	return nil
 }

@@ -36,23 +36,9 @@ func (c *shellConn) close() {
 	c.out.Close()
 }
 
-// supervisor runs the session shell (bash where the image has it) and then
-// prints its exit status with the exit marker, so that the loss is seen at
-// once even when background jobs keep the output stream open. It reads the
-// marker from stdin first (see session.WithExitReport): a step can find it
-// in no command line or environment. The shell runs in its own session and
-// process group (setsid, where the image has it), so that a step killing
-// its process group (`kill -9 0`) ends the shell and not the supervisor.
-// The supervisor's own output goes to /dev/null: busybox sh prints
-// "Killed" when its child dies of a signal, which is not the step's. The
-// docker backend's container supervisor is the same, then keeps the
-// container alive.
-var supervisor = []string{"/bin/sh", "-c", session.ReadExitMarker + "; s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 >/dev/null 2>&1; " +
-	"b=/bin/sh; command -v bash >/dev/null 2>&1 && b='bash --noprofile --norc'; " +
-	// A subshell, so that the redirections are the child's own: busybox sh
-	// applies a command's redirections in the parent while it waits.
-	"(exec $s $b >&3 2>&3 3>&-); " +
-	"{ " + session.ExitScript + "; } >&3"}
+// supervisor runs the session shell in an exec and reports its exit
+// status (see session.Supervisor).
+var supervisor = []string{"/bin/sh", "-c", session.Supervisor("")}
 
 // openSession starts a supervised session shell in an exec and runs the
 // protocol's handshake on it.

@@ -25,26 +25,12 @@ const keepAliveLoop = "while :; do sleep 3600; done"
 // mainSession is the entrypoint of a session-mode container: the session
 // shell is the container's own process, fed through the attached stdin, so
 // that no exec (a process spawned by the runtime, the dearest part of a
-// reset after create and start) is needed. When that shell exits the
-// supervisor reports its status with the exit marker (which it reads from
-// stdin first, see session.WithExitReport) and keeps the container alive,
-// so the loss is reported as the step's doing (not as a dead sandbox) and
-// Reopen can start a new session with an exec. The shell
-// runs in its own session and process group (setsid, where the image has
-// it) so that a step killing its process group (`kill -9 0`,
-// `kill -- -$$`) ends the shell but not the supervisor.
+// reset after create and start) is needed. It is session.Supervisor, which
+// reports the shell's exit status with the exit marker, and then keeps the
+// container alive, so the loss is reported as the step's doing (not as a
+// dead sandbox) and Reopen can start a new session with an exec.
 func mainSession() []string {
-	// The supervisor's own output goes to /dev/null: busybox sh prints
-	// "Killed" when its child dies of a signal, which is not the step's.
-	// The shell's stdin is the supervisor's (the attached stream); its
-	// stderr joins its stdout, because the engine's two streams do not keep
-	// their relative order (a `set -v` echo could follow the sentinel).
-	return []string{"/bin/sh", "-c", session.ReadExitMarker + "; s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 4>&2 >/dev/null 2>&1; " +
-		"b=/bin/sh; command -v bash >/dev/null 2>&1 && b='bash --noprofile --norc'; " +
-		// A subshell, so that the redirections are the child's own: busybox
-		// sh applies a command's redirections in the parent while it waits.
-		"(exec $s $b >&3 2>&3 3>&- 4>&-); " +
-		"{ " + session.ExitScript + "; } >&3; exec 3>&- 4>&-; exec /bin/sh -c '" + keepAliveLoop + "'"}
+	return []string{"/bin/sh", "-c", session.Supervisor("exec 3>&-; exec /bin/sh -c '" + keepAliveLoop + "'")}
 }
 
 // defaultCaps is what typical build and test commands need as root in a
@@ -65,6 +51,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}
+	r.beat.Start(ctx) // before the first sandbox exists, so gc elsewhere sees a live owner
 	if err := r.pullFor(ctx, spec.Image); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}

@@ -2,7 +2,6 @@ package docker_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -15,33 +14,6 @@ import (
 )
 
 var modes = []sandbox.Mode{sandbox.ModeSession, sandbox.ModeExec}
-
-// TestIntegrationStepOOM: a step that allocates past the memory limit is
-// killed by the OOM killer; the result says so (or, if the OOM killer took
-// the whole container, a GoneError does) and the sandbox still works.
-func TestIntegrationStepOOM(t *testing.T) {
-	rt := newRuntime(t)
-	ctx := context.Background()
-	for _, mode := range modes {
-		t.Run(string(mode), func(t *testing.T) {
-			sb := newSandbox(t, rt, sandbox.Spec{Mode: mode, Limits: sandbox.Limits{MemoryBytes: 32 << 20}})
-			res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: "dd if=/dev/zero of=/dev/null bs=100M count=1", Timeout: 60 * time.Second})
-			var ge *sandbox.GoneError
-			if errors.As(err, &ge) {
-				assert.Equal(t, sandbox.CauseOOMKilled, ge.Cause, err.Error())
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, 137, res.ExitCode)
-			assert.True(t, res.OOMKilled, "the step was OOM-killed")
-
-			res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "echo alive; exit 137"})
-			require.NoError(t, err)
-			assert.Equal(t, "alive\n", string(res.Output))
-			assert.False(t, res.OOMKilled, "a later exit 137 without an OOM kill is not one")
-		})
-	}
-}
 
 // TestIntegrationGoneCauses: a container killed or removed from outside in
 // the middle of a step yields a GoneError naming the cause.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -60,16 +61,23 @@ func (r *Runtime) copyDir(ctx context.Context, src, dst, dir string) error {
 	}
 	defer rc.Close()
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(stripTop(tar.NewReader(rc), tar.NewWriter(pw), path.Base(dir))) }()
+	go func() {
+		pw.CloseWithError(stripTop(tar.NewReader(rc), tar.NewWriter(pw), path.Base(dir), engineFiles[dir]))
+	}()
 	err = r.cli.CopyToContainer(ctx, dst, dir, pr, container.CopyToContainerOptions{})
 	_ = pr.CloseWithError(err)
 	return engineErr(err)
 }
 
+// engineFiles are the files the engine bind-mounts into every container,
+// by directory: the reader container has them too, and extracting them
+// over the sandbox's own mounts fails ("device or resource busy").
+var engineFiles = map[string][]string{"/etc": {"hostname", "hosts", "resolv.conf"}}
+
 // stripTop rewrites an archive of directory top ("top/", "top/a"...) as
-// one of its contents ("a"...), dropping top itself: the tmpfs's root
-// keeps the owner and mode it was mounted with.
-func stripTop(tr *tar.Reader, tw *tar.Writer, top string) error {
+// one of its contents ("a"...), dropping top itself (the tmpfs's root
+// keeps the owner and mode it was mounted with) and the entries in skip.
+func stripTop(tr *tar.Reader, tw *tar.Writer, top string, skip []string) error {
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -79,7 +87,7 @@ func stripTop(tr *tar.Reader, tw *tar.Writer, top string) error {
 			return err
 		}
 		name, ok := strings.CutPrefix(h.Name, top+"/")
-		if !ok || name == "" {
+		if !ok || name == "" || slices.Contains(skip, name) {
 			continue
 		}
 		h.Name = name

@@ -4,47 +4,12 @@ import (
 	"archive/tar"
 	"io"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
-
-func TestLabelsRoundTrip(t *testing.T) {
-	r := &Runtime{owner: "me"}
-	spec := sandbox.Spec{Mode: sandbox.ModeExec, Workdir: "/src", OutputCap: 77, StepTimeout: 3 * time.Second,
-		Labels:      map[string]string{sandbox.LabelTask: "t1", LabelMode: "overridden"},
-		Annotations: map[string]string{"note": "a/b c"}}.WithDefaults()
-	l := r.labels(spec)
-	assert.Equal(t, "true", l[sandbox.LabelManaged])
-	assert.Equal(t, "me", l[sandbox.LabelOwner])
-	assert.Equal(t, "t1", l[sandbox.LabelTask])
-	labels, annotations := splitLabels(l)
-	assert.Equal(t, map[string]string{"note": "a/b c", sandbox.AnnotationWorkdir: "/src"}, annotations)
-	for k, v := range labels {
-		assert.True(t, sandbox.ValidLabelValue(v), "label %s=%q is not legal on every backend", k, v)
-	}
-	got := specFromLabels(l, "/ignored")
-	assert.Equal(t, sandbox.ModeExec, got.Mode)
-	assert.Equal(t, "/src", got.Workdir)
-	assert.Equal(t, 77, got.OutputCap)
-	assert.Equal(t, 3*time.Second, got.StepTimeout)
-}
-
-func TestSpecFromLabelsLegacyWorkdir(t *testing.T) {
-	got := specFromLabels(map[string]string{LabelWorkdir: "/old"}, "/wd")
-	assert.Equal(t, "/old", got.Workdir)
-}
-
-func TestSpecFromLabelsDefaults(t *testing.T) {
-	got := specFromLabels(map[string]string{LabelMode: "bogus", LabelOutputCap: "x"}, "/wd")
-	assert.Equal(t, sandbox.ModeSession, got.Mode)
-	assert.Equal(t, "/wd", got.Workdir)
-	assert.Equal(t, sandbox.DefaultOutputCap, got.OutputCap)
-	assert.Equal(t, sandbox.DefaultStepTimeout, got.StepTimeout)
-}
 
 func TestTarFile(t *testing.T) {
 	for _, tc := range []struct {

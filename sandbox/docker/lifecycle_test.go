@@ -130,6 +130,10 @@ func TestIntegrationOwner(t *testing.T) {
 	rt := newRuntime(t)
 	own, err := docker.New(docker.WithClient(rt.Client()), docker.WithOwner("test-owner"))
 	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = own.Close()
+		_ = rt.ForgetHeartbeat(context.Background(), "test-owner")
+	})
 	sb := newSandbox(t, own, sandbox.Spec{Mode: sandbox.ModeExec})
 	info, err := rt.Client().ContainerInspect(context.Background(), sb.ID())
 	require.NoError(t, err)

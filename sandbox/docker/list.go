@@ -29,7 +29,7 @@ func (r *Runtime) Open(ctx context.Context, id string) (sandbox.Sandbox, error) 
 	if !info.State.Running {
 		return nil, fmt.Errorf("open sandbox %s: %w", id, goneFromState(info.ID, info.State))
 	}
-	spec := specFromLabels(info.Config.Labels, info.Config.WorkingDir)
+	spec := sandbox.SpecFromLabels(info.Config.Labels, info.Config.WorkingDir)
 	spec.ReadOnlyRoot = info.HostConfig != nil && info.HostConfig.ReadonlyRootfs
 	sb := newSandbox(r, info.ID, spec)
 	sb.oomSeen = -1 // not created here: earlier OOM kills are unknown
@@ -58,7 +58,7 @@ func (r *Runtime) List(ctx context.Context, selector map[string]string) ([]sandb
 		if len(c.Names) > 0 {
 			name = strings.TrimPrefix(c.Names[0], "/")
 		}
-		labels, annotations := splitLabels(c.Labels)
+		labels, annotations := sandbox.SplitLabels(c.Labels)
 		infos = append(infos, sandbox.Info{
 			ID: c.ID, Name: name, Image: c.Image, State: string(c.State),
 			Labels: labels, Annotations: annotations, Created: time.Unix(c.Created, 0),

@@ -31,15 +31,17 @@ type Runtime struct {
 	builder  imageBuilder
 
 	disk   diskProbe
-	owners sync.Map // image id + user → *fileOwner (see imageOwner)
+	owners sync.Map           // image id + user → *fileOwner (see imageOwner)
+	beat   *sandbox.Heartbeat // started by the first Create
 }
 
 type config struct {
-	cli      *client.Client
-	log      *slog.Logger
-	owner    string
-	progress io.Writer
-	pull     sandbox.PullPolicy
+	cli       *client.Client
+	log       *slog.Logger
+	owner     string
+	progress  io.Writer
+	pull      sandbox.PullPolicy
+	beatEvery time.Duration
 }
 
 // Option configures a Runtime.
@@ -90,6 +92,19 @@ func WithOwner(owner string) Option {
 	}
 }
 
+// WithHeartbeatEvery sets how often the owner's heartbeat is refreshed
+// once the runtime created a sandbox (default
+// sandbox.DefaultHeartbeatEvery); see HeartbeatStore.
+func WithHeartbeatEvery(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("heartbeat interval %v: must be positive", d)
+		}
+		c.beatEvery = d
+		return nil
+	}
+}
+
 // New returns a Runtime. It does not contact the engine; see Available.
 func New(opts ...Option) (*Runtime, error) {
 	c := config{log: slog.New(slog.NewTextHandler(io.Discard, nil)), owner: sandbox.Owner, progress: io.Discard, pull: sandbox.PullNever}
@@ -106,6 +121,7 @@ func New(opts ...Option) (*Runtime, error) {
 		}
 		r.cli, r.owned = cli, true
 	}
+	r.beat = sandbox.NewHeartbeat(r, r.owner, c.beatEvery, r.log)
 	return r, nil
 }
 
@@ -135,8 +151,17 @@ func (r *Runtime) Name() string { return "docker" }
 // Client returns the engine client, shared with image builds and benchmarks.
 func (r *Runtime) Client() *client.Client { return r.cli }
 
+// closeTimeout bounds what Close asks the engine (the heartbeat's end).
+const closeTimeout = 5 * time.Second
+
 // Close closes the engine client if New built it.
 func (r *Runtime) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	err := r.beat.End(ctx, r)
+	cancel()
+	if err != nil {
+		r.log.Warn("end heartbeat", "owner", r.owner, "err", err)
+	}
 	if !r.owned {
 		return nil
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
@@ -84,57 +83,23 @@ func (r *Runtime) lookupOwner(ctx context.Context, id, user string) (*fileOwner,
 	return o, nil
 }
 
-// parseOwner resolves "user[:group]" (names or numbers) as the engine
-// does: a user's group is its passwd entry's unless given.
+// parseOwner resolves "user[:group]" against the image's files (see
+// sandbox.ResolveUser).
 func parseOwner(spec, passwd, group string) (*fileOwner, error) {
-	u, g, hasGroup := strings.Cut(spec, ":")
-	o := &fileOwner{uid: -1, gid: -1}
-	for _, line := range strings.Split(passwd, "\n") {
-		f := strings.Split(line, ":")
-		if len(f) < 4 || (f[0] != u && f[2] != u) {
-			continue
-		}
-		uid, err1 := strconv.Atoi(f[2])
-		gid, err2 := strconv.Atoi(f[3])
-		if err1 == nil && err2 == nil {
-			o.uid, o.gid = uid, gid
-			break
-		}
+	ids, err := sandbox.ResolveUser(spec, passwd, group)
+	if err != nil {
+		return nil, err
 	}
-	if o.uid < 0 {
-		n, err := strconv.Atoi(u)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("no user %q in the image's /etc/passwd", u)
-		}
-		o.uid, o.gid = n, n
-	}
-	if !hasGroup {
-		return o, nil
-	}
-	if n, err := strconv.Atoi(g); err == nil && n >= 0 {
-		o.gid = n
-		return o, nil
-	}
-	for _, line := range strings.Split(group, "\n") {
-		if f := strings.Split(line, ":"); len(f) >= 3 && f[0] == g {
-			if n, err := strconv.Atoi(f[2]); err == nil {
-				o.gid = n
-				return o, nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("no group %q in the image's /etc/group", g)
+	return &fileOwner{uid: ids.UID, gid: ids.GID}, nil
 }
 
 // numericOwner parses "uid:gid".
 func numericOwner(u string) (*fileOwner, bool) {
-	a, b, ok := strings.Cut(u, ":")
-	uid, err1 := strconv.Atoi(a)
-	gid, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || uid < 0 || gid < 0 {
+	ids, ok := sandbox.NumericUser(u)
+	if !ok {
 		return nil, false
 	}
-	return &fileOwner{uid: uid, gid: gid}, true
+	return &fileOwner{uid: ids.UID, gid: ids.GID}, true
 }
 
 // readContainerFile reads a regular file of a container, started or not;

@@ -51,21 +51,3 @@ func TestIntegrationUser(t *testing.T) {
 		})
 	}
 }
-
-func TestIntegrationUnknownUser(t *testing.T) {
-	rt := newRuntime(t)
-	label := map[string]string{"rbx.test": sandbox.LabelValue(t.Name())}
-	for _, user := range []string{"nosuchuser", "nobody:nosuchgroup"} {
-		sb, err := rt.Create(context.Background(), sandbox.Spec{Image: testImage, User: user, Labels: label})
-		t.Cleanup(func() {
-			if sb != nil {
-				_ = sb.Remove(context.Background())
-			}
-		})
-		require.ErrorIs(t, err, sandbox.ErrInvalidSpec, user)
-		assert.Contains(t, err.Error(), "nosuch")
-	}
-	infos, err := rt.List(context.Background(), label)
-	require.NoError(t, err)
-	assert.Empty(t, infos)
-}

@@ -43,16 +43,19 @@ var modes = []sandbox.Mode{sandbox.ModeSession, sandbox.ModeExec}
 
 // suite carries what every test needs.
 type suite struct {
-	rt   sandbox.Runtime
-	spec sandbox.Spec
+	rt    sandbox.Runtime
+	spec  sandbox.Spec
+	feats sandbox.Features // what rt declares; other cases are skipped by name
 }
 
 // Run runs the conformance suite against rt. spec supplies the image and
 // whatever else the backend needs; the suite sets Mode, labels, env and
 // output caps per test and creates (and removes) one sandbox per test.
+// Cases for a guarantee the runtime does not declare (sandbox.FeaturesOf)
+// are skipped, naming the feature.
 func Run(t *testing.T, rt sandbox.Runtime, spec sandbox.Spec) {
 	t.Helper()
-	s := &suite{rt: rt, spec: spec}
+	s := &suite{rt: rt, spec: spec, feats: sandbox.FeaturesOf(rt)}
 	tests := []struct {
 		name string
 		fn   func(*testing.T)
@@ -81,6 +84,20 @@ func Run(t *testing.T, rt sandbox.Runtime, spec sandbox.Spec) {
 		{"List", s.testList},
 		{"RemoveTwice", s.testRemoveTwice},
 		{"Open", s.testOpen},
+		{"Terminal", s.testTerminal},
+		{"Stdin", s.testStdin},
+		{"BackgroundJobs", s.testBackgroundJobs},
+		{"BigFiles", s.testBigFiles},
+		{"Permissions", s.testPermissions},
+		{"Concurrent", s.testConcurrent},
+		{"PidsLimit", s.testPidsLimit},
+		{"MemoryLimit", s.testMemoryLimit},
+		{"FileSizeLimit", s.testFileSizeLimit},
+		{"NoNetwork", s.testNoNetwork},
+		{"BridgeNetwork", s.testBridgeNetwork},
+		{"User", s.testUser},
+		{"ReadOnlyRoot", s.testReadOnlyRoot},
+		{"ReadOnlyRootSeeded", s.testReadOnlyRootSeeded},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/rbx-sandbox/rbx/server"
@@ -116,6 +117,29 @@ func (c *Client) Evaluate(ctx context.Context, episode string) (*server.Evaluate
 	return &out, c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/evaluate", struct{}{}, &out)
 }
 
+// Fork starts an episode replaying the first t steps of another (see
+// server.ForkRequest).
+func (c *Client) Fork(ctx context.Context, episode string, req server.ForkRequest) (*server.ForkResponse, error) {
+	var out server.ForkResponse
+	return &out, c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/fork", req, &out)
+}
+
+// Evidence scores the rubric (and the verifier when asked) at an
+// episode's state in a scratch sandbox. A call within the server's
+// --evidence-interval fails with a *server.APIError of code
+// server.CodeRateLimited whose RetryAfter says when to retry.
+func (c *Client) Evidence(ctx context.Context, episode string, req server.EvidenceRequest) (*server.EvidenceResponse, error) {
+	var out server.EvidenceResponse
+	return &out, c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/evidence", req, &out)
+}
+
+// Close releases an episode without an outcome (idempotent while the
+// server remembers it).
+func (c *Client) Close(ctx context.Context, episode string) error {
+	var out server.EpisodeSummary
+	return c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/close", struct{}{}, &out)
+}
+
 // post sends body as JSON and decodes the answer into out. An error
 // response comes back as a *server.APIError with its status, code and
 // message, for callers to branch on with errors.As.
@@ -162,6 +186,9 @@ func apiError(resp *http.Response, data []byte) *server.APIError {
 	e := &server.APIError{Status: resp.StatusCode, Code: "http_" + fmt.Sprint(resp.StatusCode), Message: strings.TrimSpace(string(data))}
 	if json.Unmarshal(data, &doc) == nil && doc.Error.Code != "" {
 		e.Code, e.Message = doc.Error.Code, doc.Error.Message
+	}
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+		e.RetryAfter = s
 	}
 	return e
 }

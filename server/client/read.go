@@ -1,0 +1,62 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// Tasks lists the served tasks.
+func (c *Client) Tasks(ctx context.Context) ([]server.TaskSummary, error) {
+	var out struct {
+		Tasks []server.TaskSummary `json:"tasks"`
+	}
+	return out.Tasks, c.get(ctx, "/v1/tasks", &out)
+}
+
+// Task describes one served task (an *server.APIError with code
+// unknown_task when there is none).
+func (c *Client) Task(ctx context.Context, id string) (*server.TaskSummary, error) {
+	var out server.TaskSummary
+	return &out, c.get(ctx, "/v1/tasks/"+url.PathEscape(id), &out)
+}
+
+// Reference returns version v of a task's reference trajectory.
+func (c *Client) Reference(ctx context.Context, task string, v int) (*trajectory.Trajectory, error) {
+	var out trajectory.Trajectory
+	return &out, c.get(ctx, fmt.Sprintf("/v1/tasks/%s/references/%d", url.PathEscape(task), v), &out)
+}
+
+// get decodes the answer of GET path into out; an error response is a
+// *server.APIError.
+func (c *Client) get(ctx context.Context, path string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("GET %s: read: %w", path, err)
+	}
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("GET %s: %w", path, apiError(resp, data))
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("GET %s: decode: %w", path, err)
+	}
+	return nil
+}
