@@ -8,7 +8,14 @@ PKGS    := ./...
 # toolchain images (slow commits on fuse-overlayfs): the budget covers that.
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all build images demo test unit race bench fuzz vet clean
+# The kubernetes backend's tests and benchmarks run on a real single-node
+# cluster started on this machine (scripts/k8s-cluster.sh, as root; the
+# cold build of the server binaries, ~5-15 min, is cached under
+# ~/.cache/rbx/k8s). `make test K8S=0` leaves it out: those tests then skip.
+K8S         ?= 1
+K8S_CLUSTER := scripts/k8s-cluster.sh
+
+.PHONY: all build images demo test test-run unit race bench bench-run fuzz vet clean k8s-up k8s-down
 
 all: build
 
@@ -22,10 +29,28 @@ images: build
 demo: images
 	./$(BIN) demo
 
-# Test artefacts (the dashboard's screenshots) are kept in test-artefacts/.
+# With K8S=1 the cluster is up for the whole run and down after it, pass
+# or fail; RBX_REQUIRE_KUBERNETES=1 makes its tests fail, not skip, when it
+# does not answer.
 test: images vet
+ifeq ($(K8S),1)
+	$(K8S_CLUSTER) up
+	RBX_KUBECONFIG=$$($(K8S_CLUSTER) kubeconfig) RBX_REQUIRE_KUBERNETES=1 $(MAKE) --no-print-directory test-run; \
+		rc=$$?; $(K8S_CLUSTER) down; exit $$rc
+else
+	$(MAKE) --no-print-directory test-run
+endif
+
+# Test artefacts (the dashboard's screenshots) are kept in test-artefacts/.
+test-run:
 	RBX_TEST_ARTEFACTS=$(CURDIR)/test-artefacts $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 	python3 -m unittest discover -s clients/python -v
+
+k8s-up:
+	$(K8S_CLUSTER) up
+
+k8s-down:
+	$(K8S_CLUSTER) down
 
 # Unit tests only: integration tests skip themselves without an engine, so
 # this is what runs on machines without Docker.
@@ -43,6 +68,15 @@ vet:
 # Benchmarks print their figures next to their baselines in one run (the
 # docker CLI only as a measured baseline, its rows skipped without it).
 bench: images
+ifeq ($(K8S),1)
+	$(K8S_CLUSTER) up
+	RBX_KUBECONFIG=$$($(K8S_CLUSTER) kubeconfig) $(MAKE) --no-print-directory bench-run; \
+		rc=$$?; $(K8S_CLUSTER) down; exit $$rc
+else
+	$(MAKE) --no-print-directory bench-run
+endif
+
+bench-run:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./replayer/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./reset/
 	$(GO) test -run '^$$' -bench ColdReplayProcess -benchtime 1x -timeout 30m ./cmd/rbx/
@@ -50,6 +84,8 @@ bench: images
 	$(GO) test -run '^$$' -bench . -benchtime 200x -timeout 30m ./sandbox/docker/
 	$(GO) test -run '^$$' -bench 'Step' -benchtime 200x -timeout 30m ./sandbox/containerd/
 	$(GO) test -run '^$$' -bench 'Create' -benchtime 20x -timeout 30m ./sandbox/containerd/
+	$(GO) test -run '^$$' -bench 'Step' -benchtime 200x -timeout 30m ./sandbox/kubernetes/
+	$(GO) test -run '^$$' -bench 'Create' -benchtime 10x -timeout 30m ./sandbox/kubernetes/
 	$(GO) test -run '^$$' -bench ServeLoad -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench PrefixCache -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench NextObserve -timeout 10m ./curriculum/

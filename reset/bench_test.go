@@ -28,6 +28,8 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox/containerd"
 	"github.com/rbx-sandbox/rbx/sandbox/containerd/containerdtest"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
+	"github.com/rbx-sandbox/rbx/sandbox/kubernetes"
+	"github.com/rbx-sandbox/rbx/sandbox/kubernetes/k8stest"
 )
 
 // dist is a latency sample.
@@ -50,6 +52,7 @@ func msf(d time.Duration) float64 { return float64(d) / 1e6 }
 func BenchmarkIntegrationReset(b *testing.B) {
 	rt := dockerRuntimeB(b)
 	ctrd := containerdRuntimeB(b)
+	kube := kubernetesRuntimeB(b)
 	cli := cliAvailable()
 	for i := 0; i < b.N; i++ {
 		fmt.Printf("\nreset latency, rbx/busybox, trivial shell steps (ms)\n%-40s %4s %9s %9s %9s\n", "method", "k", "p50", "p99", "p50/warm")
@@ -70,6 +73,11 @@ func BenchmarkIntegrationReset(b *testing.B) {
 				cwarm := warmResets(b, ctrd, k, 40)
 				rowOf("containerd: rbx warm pool reset", cwarm, cwarm)
 				rowOf("containerd: rbx cold reset", coldResets(b, ctrd, k, 12), cwarm)
+			}
+			if kube != nil { // fewer samples: a pod start is ~10x a container's
+				kwarm := warmResets(b, kube, k, 20)
+				rowOf("kubernetes: rbx warm pool reset", kwarm, kwarm)
+				rowOf("kubernetes: rbx cold reset", coldResets(b, kube, k, 6), kwarm)
 			}
 			if k == 10 {
 				warm10 = warm.q(.5)
@@ -133,6 +141,22 @@ func containerdRuntimeB(b *testing.B) sandbox.Runtime {
 		return nil
 	}
 	return containerdtest.Runtime(b, busybox)
+}
+
+// kubernetesRuntimeB returns the kubernetes runtime whose rows are printed
+// next to Docker's, or nil (with a note) when RBX_KUBECONFIG names no
+// cluster that answers (make bench starts one).
+func kubernetesRuntimeB(b *testing.B) sandbox.Runtime {
+	kc := os.Getenv(k8stest.KubeconfigEnv)
+	if kc == "" {
+		fmt.Printf("kubernetes rows left out: %s not set (scripts/k8s-cluster.sh up)\n", k8stest.KubeconfigEnv)
+		return nil
+	}
+	if err := kubernetes.Available(context.Background(), kc); err != nil {
+		fmt.Printf("kubernetes rows left out: %v\n", err)
+		return nil
+	}
+	return k8stest.Runtime(b)
 }
 
 // warmResets measures Reset with a warm sandbox ready each time (the

@@ -9,6 +9,7 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/containerd"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
+	"github.com/rbx-sandbox/rbx/sandbox/kubernetes"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 )
 
@@ -22,6 +23,10 @@ type backendOptions struct {
 	containerdSnapshotter string
 	// pull is --pull: when task images are pulled (empty: never).
 	pull sandbox.PullPolicy
+	// kubeconfig and namespace are --kubeconfig and --namespace: empty
+	// means $KUBECONFIG, in-cluster, ~/.kube/config, and the context's
+	// namespace (kubernetes.DefaultNamespace without one).
+	kubeconfig, namespace string
 }
 
 // containerdAddressUsage is the help of --containerd-address.
@@ -69,6 +74,15 @@ func backends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.
 				}
 				return containerd.New(context.Background(), opts...)
 			},
+		},
+		{
+			Name:      "kubernetes",
+			Available: func(ctx context.Context) error { return kubernetes.Available(ctx, o.kubeconfig) },
+			New: func() (sandbox.Runtime, error) {
+				return kubernetes.New(context.Background(), kubernetes.WithKubeconfig(o.kubeconfig), kubernetes.WithNamespace(o.namespace),
+					kubernetes.WithLogger(log), kubernetes.WithProgress(progress), kubernetes.WithPullPolicy(o.pull))
+			},
+			Configured: func() bool { return o.kubeconfig != "" },
 		},
 		{
 			Name:       "local",

@@ -9,15 +9,18 @@ import (
 )
 
 // TestBackendOrder: --runtime auto tries Docker, then containerd; the
-// unisolated local backend is only chosen by name.
+// kubernetes backend and the unisolated local one are only chosen by name.
 func TestBackendOrder(t *testing.T) {
-	var names, isolating []string
-	for _, b := range backends(slog.New(slog.DiscardHandler), io.Discard, backendOptions{}) {
+	all := backends(slog.New(slog.DiscardHandler), io.Discard, backendOptions{})
+	var names, auto []string
+	for _, b := range all {
 		names = append(names, b.Name)
+	}
+	for _, b := range autoBackends(all) {
 		if !b.Unisolated {
-			isolating = append(isolating, b.Name)
+			auto = append(auto, b.Name)
 		}
 	}
-	assert.Equal(t, []string{"docker", "containerd", "local"}, names)
-	assert.Equal(t, []string{"docker", "containerd"}, isolating)
+	assert.Equal(t, []string{"docker", "containerd", "kubernetes", "local"}, names)
+	assert.Equal(t, []string{"docker", "containerd"}, auto)
 }

@@ -56,8 +56,9 @@ owns them, and no others.`,
 	f.DurationVar(&o.maxAge, "heartbeat-max-age", sandbox.DefaultHeartbeatMaxAge, "an owner of another host whose heartbeat is older than this is dead")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be removed, remove nothing")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
-	f.StringVar(&o.rt.name, "runtime", "auto", "sandbox backend: auto (docker, then containerd; fails when none answers), docker, containerd or local")
+	f.StringVar(&o.rt.name, "runtime", "auto", "sandbox backend: auto (docker, then containerd; fails when none answers), docker, containerd, kubernetes or local")
 	f.StringVar(&o.rt.containerdAddress, "containerd-address", "", containerdAddressUsage)
+	o.rt.registerKubernetes(cmd)
 	return cmd
 }
 

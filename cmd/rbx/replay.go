@@ -186,6 +186,9 @@ func enterHint(sb sandbox.Sandbox, tk *task.Task) string {
 	if strings.Contains(tk.Image, "busybox") {
 		shell = "sh"
 	}
+	if e, ok := sb.(interface{ EnterCommand(shell string) string }); ok { // kubernetes
+		return e.EnterCommand(shell)
+	}
 	return fmt.Sprintf("docker exec -it %s %s", short(sb.ID()), shell)
 }
 

@@ -23,13 +23,16 @@ type runtimeFlags struct {
 	containerdAddress string
 	containerdSnap    string
 	pull              string
+	kubeconfig        string
+	namespace         string
 }
 
 func (f *runtimeFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.name, "runtime", "auto", "sandbox backend: auto (an isolating engine: docker, else containerd; fails, exit 5, when none answers), docker, containerd, or local (plain host processes, NOT isolated)")
+	cmd.Flags().StringVar(&f.name, "runtime", "auto", "sandbox backend: auto (an isolating engine: docker, else containerd; fails, exit 5, when none answers), docker, containerd, kubernetes (pods; by name only), or local (plain host processes, NOT isolated)")
 	cmd.Flags().StringVar(&f.containerdAddress, "containerd-address", "", containerdAddressUsage)
 	cmd.Flags().StringVar(&f.containerdSnap, "containerd-snapshotter", "", containerdSnapshotterUsage)
-	cmd.Flags().StringVar(&f.pull, "pull", string(sandbox.PullMissing), "when to pull a task's image from its registry (docker, containerd): never, missing or always; credentials from ~/.docker/config.json")
+	f.registerKubernetes(cmd)
+	cmd.Flags().StringVar(&f.pull, "pull", string(sandbox.PullMissing), "when to pull a task's image from its registry (docker, containerd; kubernetes: the pods' imagePullPolicy): never, missing or always; credentials from ~/.docker/config.json (kubernetes: the cluster's)")
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }
 
@@ -45,11 +48,12 @@ func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slo
 			return nil, usageError("--pull: %v", err)
 		}
 	}
-	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap, pull: pull})
+	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap, pull: pull,
+		kubeconfig: f.kubeconfig, namespace: f.namespace})
 	switch f.name {
 	case "auto", "":
 		// docker.Available bounds its own probe (3 s).
-		rt, skipped, err := sandbox.Detect(ctx, all...)
+		rt, skipped, err := sandbox.Detect(ctx, autoBackends(all)...)
 		if err != nil {
 			return nil, fmt.Errorf("--runtime auto: %w; rbx never falls back to running commands as host processes: "+
 				"start the engine (or point DOCKER_HOST or --containerd-address at it), or pass --runtime local to run them unisolated on this host", err)

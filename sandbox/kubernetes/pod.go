@@ -1,0 +1,203 @@
+package kubernetes
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/session"
+)
+
+// Names inside every pod.
+const (
+	containerName = "sandbox"
+	toolsInit     = "rbx-tools"
+	toolsVolume   = "rbx-tools"
+	// toolsDir holds a static busybox copied from the tools image by the
+	// init container, mounted read-only: WriteFiles, the kill scripts and
+	// the OOM probe run it, never the image's own programs, so that what a
+	// step did to the image's tools or PATH cannot alter them, and a root
+	// step without CAP_SYS_ADMIN cannot remount it.
+	toolsDir = "/.rbx"
+	busybox  = toolsDir + "/busybox"
+	// toolsBin holds a link per busybox applet: the helper scripts' PATH.
+	toolsBin = toolsDir + "/bin"
+)
+
+// defaultCaps is what typical build and test commands need as root; every
+// other capability is dropped. The docker and containerd backends grant
+// the same (docs/isolation.md).
+var defaultCaps = []string{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
+
+// keepAlive is the container's main process: it creates the workdir and
+// sleeps; as PID 1 the shell reaps the zombies that background jobs leave.
+func keepAlive(workdir string) []string {
+	return []string{"/bin/sh", "-c", "mkdir -p -- " + session.Quote(workdir) + " 2>/dev/null; while :; do sleep 3600; done"}
+}
+
+// podFor returns the pod of a new sandbox called name for spec (defaults
+// applied, validated).
+func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
+	sc, err := securityContext(spec)
+	if err != nil {
+		return nil, err
+	}
+	switch spec.Network {
+	case sandbox.NetworkNone, sandbox.NetworkBridge:
+	default:
+		return nil, fmt.Errorf("%w: network %q: the kubernetes backend has %q (the pod network) and %q (enforced by the cluster's NetworkPolicy)",
+			sandbox.ErrInvalidSpec, spec.Network, sandbox.NetworkBridge, sandbox.NetworkNone)
+	}
+	res, err := r.resources(spec.Limits)
+	if err != nil {
+		return nil, err
+	}
+	no := false
+	grace := int64(0)
+	mounts := []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir, ReadOnly: true}}
+	volumes := []corev1.Volume{{Name: toolsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
+		SizeLimit: resource.NewQuantity(16<<20, resource.BinarySI)}}}}
+	if spec.ReadOnlyRoot {
+		for i, dir := range []string{spec.Workdir, "/tmp"} {
+			v := "rbx-rw-" + strconv.Itoa(i)
+			mounts = append(mounts, corev1.VolumeMount{Name: v, MountPath: dir})
+			// Memory-backed: a tmpfs of that size, full at the bound (ENOSPC)
+			// and counted against the memory limit, as on Docker.
+			volumes = append(volumes, corev1.Volume{Name: v, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
+				Medium: corev1.StorageMediumMemory, SizeLimit: resource.NewQuantity(spec.Limits.DiskBytes, resource.BinarySI)}}})
+		}
+	}
+	toolsSC := &corev1.SecurityContext{
+		AllowPrivilegeEscalation: &no,
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+	small := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("32Mi")}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: r.namespace,
+			Labels: r.labels(spec), Annotations: annotations(spec),
+		},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                 corev1.RestartPolicyNever,
+			AutomountServiceAccountToken:  &no, // the sandbox gets no credentials to the API
+			EnableServiceLinks:            &no,
+			TerminationGracePeriodSeconds: &grace,
+			InitContainers: []corev1.Container{{
+				Name: toolsInit, Image: r.cfg.toolsImage, ImagePullPolicy: pullPolicy(r.cfg.pull, r.cfg.toolsImage),
+				Command:         []string{"/bin/busybox", "sh", "-c", "/bin/busybox cp /bin/busybox " + busybox + " && /bin/busybox mkdir -p " + toolsBin + " && " + busybox + " --install -s " + toolsBin},
+				VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
+				SecurityContext: toolsSC,
+				Resources:       corev1.ResourceRequirements{Limits: small, Requests: small},
+			}},
+			Containers: []corev1.Container{{
+				Name: containerName, Image: spec.Image, ImagePullPolicy: pullPolicy(r.cfg.pull, spec.Image),
+				Command: keepAlive(spec.Workdir), Env: envVars(spec.Env),
+				Resources: res, SecurityContext: sc, VolumeMounts: mounts,
+			}},
+			Volumes: volumes,
+		},
+	}, nil
+}
+
+// pullPolicy maps rbx's pull policy onto imagePullPolicy; rbx/* images are
+// built locally and never pulled (sandbox.PullPolicy.Effective).
+func pullPolicy(p sandbox.PullPolicy, ref string) corev1.PullPolicy {
+	switch p.Effective(ref) {
+	case sandbox.PullAlways:
+		return corev1.PullAlways
+	case sandbox.PullMissing:
+		return corev1.PullIfNotPresent
+	}
+	return corev1.PullNever
+}
+
+// securityContext is the sandbox container's: no privilege escalation,
+// every capability dropped but the default set and CapAdd, the runtime's
+// default seccomp profile, and a numeric Spec.User as runAsUser/Group.
+func securityContext(spec sandbox.Spec) (*corev1.SecurityContext, error) {
+	no := false
+	caps := []corev1.Capability{}
+	seen := map[string]bool{}
+	for _, c := range append(append([]string(nil), defaultCaps...), spec.CapAdd...) {
+		name := strings.TrimPrefix(strings.ToUpper(c), "CAP_")
+		if name == "ALL" {
+			return nil, fmt.Errorf("%w: cap_add ALL: name the capabilities", sandbox.ErrInvalidSpec)
+		}
+		if !seen[name] {
+			seen[name] = true
+			caps = append(caps, corev1.Capability(name))
+		}
+	}
+	sc := &corev1.SecurityContext{
+		Privileged:               &no,
+		AllowPrivilegeEscalation: &no,
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}, Add: caps},
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		ReadOnlyRootFilesystem:   &spec.ReadOnlyRoot,
+	}
+	if spec.User == "" {
+		return sc, nil
+	}
+	uid, gid, err := numericUser(spec.User)
+	if err != nil {
+		return nil, err
+	}
+	nonRoot := uid != 0
+	sc.RunAsUser, sc.RunAsGroup, sc.RunAsNonRoot = &uid, &gid, &nonRoot
+	return sc, nil
+}
+
+// numericUser parses "uid" or "uid:gid" (a bare uid gets the group of the
+// same number, as sandbox.NormalUser). Names are refused: a pod's
+// securityContext takes numbers, and looking a name up would mean reading
+// the image's /etc/passwd before the pod exists.
+func numericUser(u string) (uid, gid int64, err error) {
+	us, gs, _ := strings.Cut(sandbox.NormalUser(u), ":")
+	uid, err1 := strconv.ParseInt(us, 10, 64)
+	gid, err2 := strconv.ParseInt(gs, 10, 64)
+	if err1 != nil || err2 != nil || uid < 0 || gid < 0 {
+		return 0, 0, fmt.Errorf("%w: user %q: the kubernetes backend takes a numeric uid[:gid]", sandbox.ErrInvalidSpec, u)
+	}
+	return uid, gid, nil
+}
+
+// resources turns the limits into the container's limits, with the
+// runtime's requests (never above the limits). Ephemeral storage bounds the
+// writable layer and logs through the kubelet's eviction. Pids, file size
+// and open files have no pod field: pids are bounded by the kubelet's
+// podPidsLimit, the ulimits by every exec's wrapper (see execWrap).
+func (r *Runtime) resources(l sandbox.Limits) (corev1.ResourceRequirements, error) {
+	cpu := int64(l.CPUs * 1000)
+	if cpu < 1 {
+		return corev1.ResourceRequirements{}, fmt.Errorf("%w: cpus %v: expected at least 0.001", sandbox.ErrInvalidSpec, l.CPUs)
+	}
+	return corev1.ResourceRequirements{
+		Limits: corev1.ResourceList{
+			corev1.ResourceCPU:              *resource.NewMilliQuantity(cpu, resource.DecimalSI),
+			corev1.ResourceMemory:           *resource.NewQuantity(l.MemoryBytes, resource.BinarySI),
+			corev1.ResourceEphemeralStorage: *resource.NewQuantity(l.DiskBytes, resource.BinarySI),
+		},
+		Requests: corev1.ResourceList{
+			corev1.ResourceCPU:              *resource.NewMilliQuantity(min(cpu, r.cfg.requests.CPUMillis), resource.DecimalSI),
+			corev1.ResourceMemory:           *resource.NewQuantity(min(l.MemoryBytes, r.cfg.requests.MemoryBytes), resource.BinarySI),
+			corev1.ResourceEphemeralStorage: *resource.NewQuantity(0, resource.BinarySI),
+		},
+	}, nil
+}
+
+// envVars renders env sorted by name.
+func envVars(env map[string]string) []corev1.EnvVar {
+	vars := make([]corev1.EnvVar, 0, len(env))
+	for k, v := range env {
+		vars = append(vars, corev1.EnvVar{Name: k, Value: v})
+	}
+	sort.Slice(vars, func(i, j int) bool { return vars[i].Name < vars[j].Name })
+	return vars
+}
