@@ -18,6 +18,8 @@ func TestOnlySpeedGate(t *testing.T) {
 		{name: "another test fails too", failure: "verifier: failing [test_outputs.py::test_outputs_exist test_outputs.py::test_parallel_pbkdf2_correct_and_faster]\n" + speedLine},
 		{name: "the speed test fails on correctness", failure: "verifier: failing [test_outputs.py::test_parallel_pbkdf2_correct_and_faster]\nAssertionError: digests differ"},
 		{name: "another test only", failure: "verifier: failing [test_outputs.py::test_outputs_exist]\n" + speedLine},
+		{name: "prefilter, gate message clipped, pytest's assert", failure: "rejected: verify_failed: verifier exited 1: failing [test_outputs.py::test_parallel_pbkdf2_correct_and_faster]\n…_seq=2.007s, cpus=2).\nE           assert 1.6901712149992818 <= (0.7 * 2.0071213960000023)", want: true},
+		{name: "clipped, another assert", failure: "rejected: verify_failed: verifier exited 1: failing [test_outputs.py::test_parallel_pbkdf2_correct_and_faster]\nE           assert 3 == 4"},
 		{name: "image build", failure: "image build: exit 1"},
 	}
 	for _, tc := range tests {
