@@ -16,7 +16,7 @@ import (
 func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
 	start := time.Now()
 	for k := range req.Env {
-		if !validName(k) {
+		if !session.ValidEnvName(k) {
 			return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w: env name %q: expected letters, digits and _", s.id, sandbox.ErrInvalidSpec, k)
 		}
 	}
@@ -112,14 +112,4 @@ func (s *Sandbox) execShell(ctx context.Context) (string, error) {
 		s.shell = p
 	}
 	return s.shell, nil
-}
-
-// validName reports whether k is a legal environment variable name.
-func validName(k string) bool {
-	for i, c := range k {
-		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return k != ""
 }

@@ -26,7 +26,7 @@ func (s *Shell) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecR
 		return sandbox.ExecResult{}, fmt.Errorf("run step: %w", err)
 	}
 	for k := range req.Env {
-		if !validName(k) {
+		if !ValidEnvName(k) {
 			return sandbox.ExecResult{}, fmt.Errorf("%w: env name %q: expected letters, digits and _", sandbox.ErrInvalidSpec, k)
 		}
 	}
@@ -100,7 +100,10 @@ func (s *Shell) exited(buf []byte) (code, at int, ok bool) {
 	return code, i, true
 }
 
-func validName(k string) bool {
+// ValidEnvName reports whether k can name a shell variable: letters,
+// digits and _, not starting with a digit. Exec mode checks step
+// environments with it as sessions do.
+func ValidEnvName(k string) bool {
 	for i, c := range k {
 		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
 			return false
