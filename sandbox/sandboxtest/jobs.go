@@ -18,7 +18,10 @@ import (
 // its status.
 func (s *suite) testBackgroundJobs(t *testing.T) {
 	sb := s.create(t, s.specFor(sandbox.ModeSession))
-	runOK(t, sb, "(while :; do echo t >> ticks; sleep 0.1; done) >/dev/null 2>&1 &\necho $! > tick.pid")
+	// The step waits for the first tick: on a loaded machine (CI runs the
+	// suite under the race detector) the job may not have been scheduled
+	// before the next step reads the file.
+	runOK(t, sb, "(while :; do echo t >> ticks; sleep 0.1; done) >/dev/null 2>&1 &\necho $! > tick.pid\nwhile [ ! -s ticks ]; do sleep 0.01; done")
 	ticks := func() int {
 		t.Helper()
 		n, err := strconv.Atoi(strings.TrimSpace(string(runOK(t, sb, "wc -l < ticks").Output)))
