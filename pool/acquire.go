@@ -75,9 +75,11 @@ func (p *Pool) Discard(sb sandbox.Sandbox) {
 // remove deletes sb in the background, within the concurrency bound.
 func (p *Pool) remove(ctx context.Context, sb sandbox.Sandbox) {
 	p.stats.discarded.Add(1)
+	p.stats.removing.Add(1)
 	p.rmWG.Add(1)
 	go func() {
 		defer p.rmWG.Done()
+		defer p.stats.removing.Add(-1)
 		p.rmSem <- struct{}{}
 		defer func() { <-p.rmSem }()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

@@ -24,6 +24,8 @@ type fakeRuntime struct {
 	failing atomic.Bool
 	mu      sync.Mutex
 	live    map[string]*fakeSandbox
+	// gate, when set, holds every Remove until it is closed.
+	gate chan struct{}
 }
 
 func newFakeRuntime() *fakeRuntime { return &fakeRuntime{live: map[string]*fakeSandbox{}} }
@@ -63,6 +65,9 @@ func (s *fakeSandbox) WriteFile(context.Context, string, []byte, fs.FileMode) er
 func (s *fakeSandbox) WriteFiles(context.Context, []sandbox.File) error             { return nil }
 func (s *fakeSandbox) ReadFile(context.Context, string) ([]byte, error)             { return nil, nil }
 func (s *fakeSandbox) Remove(context.Context) error {
+	if s.rt.gate != nil {
+		<-s.rt.gate
+	}
 	s.rt.mu.Lock()
 	delete(s.rt.live, s.id)
 	s.rt.mu.Unlock()
@@ -112,6 +117,28 @@ func TestPoolFillsAndNeverHandsOutTwice(t *testing.T) {
 	assert.Zero(t, rt.count(), "close removes idle sandboxes")
 	_, err := p.Acquire(context.Background())
 	assert.ErrorIs(t, err, pool.ErrClosed)
+}
+
+// TestPoolCountsRemovals: a discarded sandbox counts as removing until its
+// background removal has finished (callers that time work on a settled
+// machine wait for zero).
+func TestPoolCountsRemovals(t *testing.T) {
+	rt := newFakeRuntime()
+	rt.gate = make(chan struct{})
+	p := newPool(t, rt, pool.WithSize(2))
+	var sbs []sandbox.Sandbox
+	for range 2 {
+		sb, err := p.Acquire(context.Background())
+		require.NoError(t, err)
+		sbs = append(sbs, sb)
+	}
+	for _, sb := range sbs {
+		p.Discard(sb)
+	}
+	assert.EqualValues(t, 2, p.Stats().Removing)
+	close(rt.gate)
+	require.Eventually(t, func() bool { return p.Stats().Removing == 0 }, 2*time.Second, 5*time.Millisecond)
+	assert.EqualValues(t, 2, p.Stats().Discarded)
 }
 
 func TestPoolDiscardsBrokenSandboxes(t *testing.T) {

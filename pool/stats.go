@@ -16,6 +16,9 @@ type Stats struct {
 	Idle     int   `json:"idle"`
 	Creating int64 `json:"creating"`
 	InUse    int64 `json:"in_use"`
+	// Removing are discarded sandboxes whose removal has not finished
+	// (removal runs in the background).
+	Removing int64 `json:"removing"`
 	// Created, Discarded and Broken count sandboxes over the pool's life;
 	// Broken ones failed their liveness check when handed out; Failed counts
 	// failed creations.
@@ -33,10 +36,10 @@ type Stats struct {
 }
 
 type counters struct {
-	creating, inUse, created, discarded, broken, failed atomic.Int64
-	acquires, waitNanos, waitMax, createNanos           atomic.Int64
-	mu                                                  sync.Mutex
-	lastErr                                             error
+	creating, inUse, removing, created, discarded, broken, failed atomic.Int64
+	acquires, waitNanos, waitMax, createNanos                     atomic.Int64
+	mu                                                            sync.Mutex
+	lastErr                                                       error
 }
 
 func (c *counters) observeWait(d time.Duration) {
@@ -66,7 +69,7 @@ func (c *counters) lastError() error {
 // Stats returns the pool's counters.
 func (p *Pool) Stats() Stats {
 	s := Stats{Key: p.tmpl.Key, Size: p.cfg.size, Idle: len(p.idle), Creating: p.stats.creating.Load(),
-		InUse: p.stats.inUse.Load(), Created: p.stats.created.Load(), Discarded: p.stats.discarded.Load(),
+		InUse: p.stats.inUse.Load(), Removing: p.stats.removing.Load(), Created: p.stats.created.Load(), Discarded: p.stats.discarded.Load(),
 		Broken: p.stats.broken.Load(), Failed: p.stats.failed.Load(), Acquires: p.stats.acquires.Load(),
 		WaitTotal: time.Duration(p.stats.waitNanos.Load()), WaitMax: time.Duration(p.stats.waitMax.Load())}
 	if s.Created > 0 {

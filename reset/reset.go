@@ -45,6 +45,8 @@ type config struct {
 	log      *slog.Logger
 	cache    *prefix.Cache
 	staging  int
+	// stageTimes are the stage's ping and settle intervals.
+	stageTimes stageTimes
 }
 
 // Option configures a Resetter.
@@ -82,7 +84,8 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = 
 
 // New returns a Resetter creating sandboxes on rt and replaying with rp.
 func New(rt pool.Creator, rp *replayer.Replayer, opts ...Option) (*Resetter, error) {
-	cfg := config{retries: 2, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	cfg := config{retries: 2, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		stageTimes: stageTimes{recheck: defaultRecheck, settle: defaultSettle}}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err

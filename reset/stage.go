@@ -3,6 +3,7 @@ package reset
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/rbx-sandbox/rbx/pool"
@@ -31,27 +32,45 @@ func WithStaging(n int) Option {
 	}
 }
 
-// staged is a sandbox restored to a stage's entry, and when (the restore's
-// check proved it alive then).
-type staged struct {
-	sb sandbox.Sandbox
-	at time.Time
-}
+// Stage timing defaults (config.stageTimes).
+const (
+	// defaultRecheck is how long a staged sandbox is handed out on its
+	// last proof of life (the restore's own check, then the stage's
+	// background pings): an idle container does not die by itself, and
+	// the pool checks its idle sandboxes the same way. The stage pings a
+	// parked sandbox after half of it, so a hand-out does no I/O unless
+	// the background fell behind.
+	defaultRecheck = 30 * time.Second
+	// defaultSettle is how long the stage waits after the last take before
+	// restoring replacements: a group takes its sandboxes in a burst, and
+	// a top-up started inside the burst (a pool refill, a restore) would
+	// compete with the hand-outs and the answer for the same cores.
+	defaultSettle = 100 * time.Millisecond
+)
 
-// recheck is how long a staged sandbox is handed out without another
-// liveness check: its restore ended with a round trip through its shell,
-// and an idle container does not die by itself; one parked longer is
-// checked as the pool checks its idle sandboxes.
-const recheck = 30 * time.Second
+// stageTimes are the stage's timings (tests shorten them).
+type stageTimes struct{ recheck, settle time.Duration }
+
+// staged is a sandbox restored to a stage's entry, and when it was last
+// proved alive (by its restore's check or a ping).
+type staged struct {
+	sb     sandbox.Sandbox
+	proved time.Time
+}
 
 // stage holds sandboxes of one task restored to one entry.
 type stage struct {
 	entry  *prefix.Entry
-	ready  chan staged
+	size   int
+	times  stageTimes
 	wake   chan struct{}
 	cancel context.CancelFunc
 	done   chan struct{}
 	pool   *pool.Pool
+
+	mu       sync.Mutex
+	ready    []*staged
+	lastTake time.Time
 }
 
 // stageEntry makes e the entry the task's stage restores sandboxes to.
@@ -66,7 +85,7 @@ func (r *Resetter) stageEntry(tp taskPool, e *prefix.Entry) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	st := &stage{entry: e, ready: make(chan staged, r.cfg.staging), wake: make(chan struct{}, 1),
+	st := &stage{entry: e, size: r.cfg.staging, times: r.cfg.stageTimes, wake: make(chan struct{}, 1),
 		cancel: cancel, done: make(chan struct{}), pool: tp.pool}
 	r.stages[tp.key] = st
 	r.mu.Unlock()
@@ -76,16 +95,23 @@ func (r *Resetter) stageEntry(tp taskPool, e *prefix.Entry) {
 	go r.runStage(ctx, st)
 }
 
-// runStage keeps st's sandboxes topped up until it is stopped.
+// runStage keeps st's sandboxes topped up and proved alive until it is
+// stopped.
 func (r *Resetter) runStage(ctx context.Context, st *stage) {
 	defer close(st.done)
 	c := r.cfg.cache
 	for ctx.Err() == nil {
-		if len(st.ready) >= cap(st.ready) || !c.Fresh(st.entry) {
+		st.reprove(ctx, r)
+		full, quiet := st.state()
+		if full || quiet > 0 || !c.Fresh(st.entry) {
+			wait := st.times.recheck / 4 // the next ping round; the entry may age out
+			if quiet > 0 {
+				wait = quiet
+			}
 			select {
 			case <-st.wake:
 			case <-ctx.Done():
-			case <-time.After(time.Second): // the entry may age out
+			case <-time.After(wait):
 			}
 			continue
 		}
@@ -102,10 +128,86 @@ func (r *Resetter) runStage(ctx context.Context, st *stage) {
 			time.Sleep(time.Second)
 			continue
 		}
-		select {
-		case st.ready <- staged{sb: sb, at: time.Now()}:
-		default:
+		if !st.put(sb) {
 			st.pool.Discard(sb)
+		}
+	}
+}
+
+// state reports whether the stage is full, and how long until the last
+// take is settle old (0: settled).
+func (st *stage) state() (full bool, quiet time.Duration) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	full = len(st.ready) >= st.size
+	if !st.lastTake.IsZero() {
+		quiet = max(0, st.times.settle-time.Since(st.lastTake))
+	}
+	return full, quiet
+}
+
+// put parks a restored sandbox; false when the stage is full.
+func (st *stage) put(sb sandbox.Sandbox) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.ready) >= st.size {
+		return false
+	}
+	st.ready = append(st.ready, &staged{sb: sb, proved: time.Now()})
+	return true
+}
+
+// take hands out the most recently proved staged sandbox, or nil.
+func (st *stage) take() *staged {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	n := len(st.ready)
+	if n == 0 {
+		return nil
+	}
+	best := 0
+	for i, s := range st.ready {
+		if s.proved.After(st.ready[best].proved) {
+			best = i
+		}
+	}
+	s := st.ready[best]
+	st.ready = append(st.ready[:best], st.ready[best+1:]...)
+	st.lastTake = time.Now()
+	return s
+}
+
+// reprove pings the parked sandboxes whose proof is half a recheck old,
+// outside the lock (a reset may take one meanwhile: it then carries the
+// older proof, still within recheck), and discards those that no longer
+// answer.
+func (st *stage) reprove(ctx context.Context, r *Resetter) {
+	st.mu.Lock()
+	var due []*staged
+	for _, s := range st.ready {
+		if time.Since(s.proved) >= st.times.recheck/2 {
+			due = append(due, s)
+		}
+	}
+	st.mu.Unlock()
+	for _, s := range due {
+		ok := alive(ctx, s.sb)
+		st.mu.Lock()
+		for i, p := range st.ready {
+			if p != s {
+				continue
+			}
+			if ok {
+				p.proved = time.Now()
+			} else {
+				st.ready = append(st.ready[:i], st.ready[i+1:]...)
+			}
+			break
+		}
+		st.mu.Unlock()
+		if !ok && ctx.Err() == nil {
+			r.cfg.log.Warn("prefix cache: a staged sandbox stopped answering; replacing it", "sandbox", s.sb.ID())
+			st.pool.Discard(s.sb)
 		}
 	}
 }
@@ -114,18 +216,27 @@ func (r *Resetter) runStage(ctx context.Context, st *stage) {
 func (st *stage) stop() {
 	st.cancel()
 	<-st.done
-	for {
-		select {
-		case s := <-st.ready:
-			st.pool.Discard(s.sb)
-		default:
-			return
-		}
+	st.mu.Lock()
+	ready := st.ready
+	st.ready = nil
+	st.mu.Unlock()
+	for _, s := range ready {
+		st.pool.Discard(s.sb)
+	}
+}
+
+// poke wakes the stage's loop without blocking.
+func (st *stage) poke() {
+	select {
+	case st.wake <- struct{}{}:
+	default:
 	}
 }
 
 // takeStaged returns a staged sandbox at the checkpoint a reset to k of
-// traj would take from the cache, with its entry, or nil.
+// traj would take from the cache, with its entry, or nil. A sandbox whose
+// last proof of life is older than recheck (the background pings fell
+// behind) is checked here.
 func (r *Resetter) takeStaged(ctx context.Context, tp taskPool, tk *task.Task, traj *trajectory.Trajectory, k int) (sandbox.Sandbox, *prefix.Entry) {
 	c := r.cfg.cache
 	if c == nil || r.cfg.staging == 0 || k == 0 || tp.digest == "" {
@@ -138,19 +249,15 @@ func (r *Resetter) takeStaged(ctx context.Context, tp taskPool, tk *task.Task, t
 		return nil, nil
 	}
 	for {
-		select {
-		case s := <-st.ready:
-			select {
-			case st.wake <- struct{}{}:
-			default:
-			}
-			if (time.Since(s.at) < recheck || alive(ctx, s.sb)) && c.Hit(st.entry) {
-				return s.sb, st.entry
-			}
-			st.pool.Discard(s.sb)
-		default:
+		s := st.take()
+		if s == nil {
 			return nil, nil
 		}
+		st.poke()
+		if (time.Since(s.proved) < st.times.recheck || alive(ctx, s.sb)) && c.Hit(st.entry) {
+			return s.sb, st.entry
+		}
+		st.pool.Discard(s.sb)
 	}
 }
 
@@ -182,10 +289,16 @@ func (r *Resetter) stopStages() {
 // Staged counts the sandboxes staged and ready, over every task.
 func (r *Resetter) Staged() int {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
+	stages := make([]*stage, 0, len(r.stages))
 	for _, st := range r.stages {
+		stages = append(stages, st)
+	}
+	r.mu.Unlock()
+	n := 0
+	for _, st := range stages {
+		st.mu.Lock()
 		n += len(st.ready)
+		st.mu.Unlock()
 	}
 	return n
 }

@@ -76,6 +76,7 @@ type poolCollector struct{ s *Server }
 var (
 	poolIdle    = prometheus.NewDesc("rbx_pool_idle", "Idle warm sandboxes.", []string{"pool"}, nil)
 	poolInUse   = prometheus.NewDesc("rbx_pool_in_use", "Sandboxes handed out.", []string{"pool"}, nil)
+	poolRemove  = prometheus.NewDesc("rbx_pool_removing", "Discarded sandboxes still being removed.", []string{"pool"}, nil)
 	poolCreated = prometheus.NewDesc("rbx_pool_created_total", "Sandboxes created.", []string{"pool"}, nil)
 	poolFailed  = prometheus.NewDesc("rbx_pool_failed_total", "Failed sandbox creations.", []string{"pool"}, nil)
 	poolBroken  = prometheus.NewDesc("rbx_pool_broken_total", "Sandboxes that failed their liveness check.", []string{"pool"}, nil)
@@ -83,7 +84,7 @@ var (
 )
 
 func (c poolCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{poolIdle, poolInUse, poolCreated, poolFailed, poolBroken, poolWait} {
+	for _, d := range []*prometheus.Desc{poolIdle, poolInUse, poolRemove, poolCreated, poolFailed, poolBroken, poolWait} {
 		ch <- d
 	}
 }
@@ -92,6 +93,7 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, st := range c.s.rs.Stats() {
 		ch <- prometheus.MustNewConstMetric(poolIdle, prometheus.GaugeValue, float64(st.Idle), st.Key)
 		ch <- prometheus.MustNewConstMetric(poolInUse, prometheus.GaugeValue, float64(st.InUse), st.Key)
+		ch <- prometheus.MustNewConstMetric(poolRemove, prometheus.GaugeValue, float64(st.Removing), st.Key)
 		ch <- prometheus.MustNewConstMetric(poolCreated, prometheus.CounterValue, float64(st.Created), st.Key)
 		ch <- prometheus.MustNewConstMetric(poolFailed, prometheus.CounterValue, float64(st.Failed), st.Key)
 		ch <- prometheus.MustNewConstMetric(poolBroken, prometheus.CounterValue, float64(st.Broken), st.Key)

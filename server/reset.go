@@ -109,9 +109,10 @@ func (s *Server) reset(r *http.Request) (any, *APIError) {
 	eps := make([]*episode, req.Group)
 	infos := make([]EpisodeInfo, req.Group)
 	g, ctx := errgroup.WithContext(r.Context())
+	memo := &messageMemo{}
 	for i := range eps {
 		g.Go(func() error {
-			ep, info, aerr := s.open(ctx, e, k)
+			ep, info, aerr := s.open(ctx, e, k, memo)
 			if aerr != nil {
 				return aerr
 			}
@@ -184,8 +185,9 @@ func (s *Server) checkpoint(e *Entry, req ResetRequest) (int, string, *APIError)
 }
 
 // open resets one sandbox to k and builds its episode (not yet admitted),
-// which continues the reset's replay run.
-func (s *Server) open(ctx context.Context, e *Entry, k int) (*episode, EpisodeInfo, *APIError) {
+// which continues the reset's replay run. memo is shared by a group's
+// members (nil: none).
+func (s *Server) open(ctx context.Context, e *Entry, k int, memo *messageMemo) (*episode, EpisodeInfo, *APIError) {
 	start := now()
 	rs, err := s.rs.Reset(ctx, e.Task, e.Ref, k)
 	dur := since(start)
@@ -208,7 +210,7 @@ func (s *Server) open(ctx context.Context, e *Entry, k int) (*episode, EpisodeIn
 	ep.holds.Store(true)
 	info := EpisodeInfo{ID: id, Task: e.Task.ID, K: k, T: e.Ref.Len(), RefVersion: e.version,
 		Timings: resetTimings(rs, dur)}
-	info.Messages, err = prefixMessages(e, rep, k)
+	info.Messages, err = prefixMessages(e, rep, k, memo)
 	if err != nil {
 		s.rs.Release(sb)
 		return nil, EpisodeInfo{}, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)

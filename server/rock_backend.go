@@ -82,7 +82,7 @@ func (s *Server) startEpisodeLease(ctx context.Context, req rock.StartRequest) (
 	if aerr != nil {
 		return nil, aerr
 	}
-	ep, info, aerr := s.open(ctx, e, k)
+	ep, info, aerr := s.open(ctx, e, k, nil)
 	if aerr != nil {
 		s.unreserve(1)
 		return nil, aerr
