@@ -75,7 +75,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		if err != nil {
 			return nil, err
 		}
-		sb.sess = sess
+		sb.keeper.Install(sess)
 	}
 	r.log.Debug("created sandbox", "id", id, "image", spec.Image, "mode", spec.Mode)
 	return sb, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
 var _ sandbox.Sandbox = (*Sandbox)(nil)
@@ -33,30 +34,26 @@ type Sandbox struct {
 	// imageID is the image's content digest (its target), "" when unknown.
 	imageID string
 
-	// stepMu serialises session steps. mu guards sess (replaced when the
-	// shell breaks or exits), removed and oomSeen; Remove takes only mu so
-	// that it never waits for a running step.
-	stepMu  sync.Mutex
+	// keeper runs session steps on the session shell.
+	keeper *session.Keeper
+	// mu guards removed and oomSeen.
 	mu      sync.Mutex
-	sess    *shellConn
 	removed bool
 	// oomSeen is the cgroup's OOM-kill count when last read: 0 for a
 	// container created here, -1 when unknown (opened).
 	oomSeen int64
-
-	// lost is set once the session shell ended; session steps fail with it
-	// until Reopen. Guarded by stepMu.
-	lost *sandbox.SessionLostError
 
 	shMu  sync.Mutex
 	shell string // exec-mode shell, detected on first use
 }
 
 func newSandbox(r *Runtime, c client.Container, spec sandbox.Spec) *Sandbox {
-	return &Sandbox{
+	s := &Sandbox{
 		rt: r, id: c.ID(), container: c, workdir: spec.Workdir, mode: spec.Mode,
 		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap,
 	}
+	s.keeper = session.NewKeeper(s.id, keeperHost{s}, r.log)
+	return s
 }
 
 // ID returns the container id.
@@ -85,7 +82,7 @@ func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Ex
 	if mode == sandbox.ModeExec {
 		return s.execFresh(ctx, req)
 	}
-	return s.execSession(ctx, req)
+	return s.keeper.Run(ctx, req)
 }
 
 // Remove closes the session, kills the task and deletes the container with
@@ -93,12 +90,8 @@ func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Ex
 func (s *Sandbox) Remove(ctx context.Context) error {
 	s.mu.Lock()
 	s.removed = true
-	old := s.sess
-	s.sess = nil
 	s.mu.Unlock()
-	if old != nil {
-		old.close() // a step still running sees EOF, then ErrSandboxGone
-	}
+	s.keeper.Close() // a step still running sees EOF, then ErrSandboxGone
 	ctx, cancel := context.WithTimeout(s.rt.ctx(context.WithoutCancel(ctx)), removeTimeout)
 	defer cancel()
 	if err := s.rt.remove(ctx, s.container); err != nil && !cerrdefs.IsNotFound(err) {

@@ -86,7 +86,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		}
 		defer func() {
 			if err != nil {
-				sess.close()
+				sess.Close()
 			}
 		}()
 	}
@@ -100,7 +100,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		if err := sb.startProtocol(ctx, sess); err != nil {
 			return nil, err
 		}
-		sb.sess = sess
+		sb.keeper.Install(sess)
 	}
 	r.log.Debug("created sandbox", "id", created.ID, "image", spec.Image, "mode", spec.Mode)
 	return sb, nil

@@ -32,7 +32,7 @@ const (
 
 // sessionReady reports whether file actions may use the session.
 func (s *Sandbox) sessionReady() bool {
-	return s.mode == sandbox.ModeSession && s.currentSession() != nil
+	return s.mode == sandbox.ModeSession && s.keeper.Active()
 }
 
 // readViaSession returns (data, handled, err); handled false means "use the

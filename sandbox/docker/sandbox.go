@@ -10,6 +10,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
 var _ sandbox.Sandbox = (*Sandbox)(nil)
@@ -36,19 +37,13 @@ type Sandbox struct {
 	// from ("" when unknown).
 	imageID string
 
-	// stepMu serialises session steps. connMu guards sess, which is
-	// replaced when the shell breaks or exits; Remove takes only connMu so
-	// that it never waits for a running step.
-	stepMu sync.Mutex
-	connMu sync.Mutex
-	sess   *shellConn
+	// keeper runs session steps on the session shell.
+	keeper *session.Keeper
 	// removed is set by Remove, so a step it interrupts reports
 	// ErrSandboxGone even while the engine still shows the container.
+	// Guarded by connMu.
+	connMu  sync.Mutex
 	removed bool
-
-	// lost is set once the session shell ended; session steps fail with it
-	// until Reopen. Guarded by stepMu.
-	lost *sandbox.SessionLostError
 
 	shMu  sync.Mutex
 	shell string // exec-mode shell, detected on first use
@@ -60,11 +55,13 @@ type Sandbox struct {
 }
 
 func newSandbox(r *Runtime, id string, spec sandbox.Spec) *Sandbox {
-	return &Sandbox{
+	s := &Sandbox{
 		rt: r, id: id, workdir: spec.Workdir, mode: spec.Mode,
 		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap,
 		roots: writableRoots(spec.ReadOnlyRoot, spec.Workdir),
 	}
+	s.keeper = session.NewKeeper(id, keeperHost{s}, r.log)
+	return s
 }
 
 // ID returns the container id.
@@ -93,7 +90,7 @@ func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Ex
 	if mode == sandbox.ModeExec {
 		return s.execFresh(ctx, req)
 	}
-	return s.execSession(ctx, req)
+	return s.keeper.Run(ctx, req)
 }
 
 // Remove closes the session and force-removes the container with its
@@ -102,9 +99,7 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	s.connMu.Lock()
 	s.removed = true
 	s.connMu.Unlock()
-	if old := s.swapSession(nil); old != nil {
-		old.close() // a step still running sees EOF, then ErrSandboxGone
-	}
+	s.keeper.Close() // a step still running sees EOF, then ErrSandboxGone
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	err := s.rt.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true})

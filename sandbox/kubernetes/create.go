@@ -47,7 +47,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		if err != nil {
 			return nil, sb.gone(ctx, err)
 		}
-		sb.sess = sess
+		sb.keeper.Install(sess)
 	}
 	r.cfg.log.Debug("created sandbox", "id", name, "image", spec.Image, "mode", spec.Mode)
 	return sb, nil

@@ -27,30 +27,26 @@ type Sandbox struct {
 	outputCap   int
 	limits      sandbox.Limits
 
-	// stepMu serialises session steps. mu guards sess (replaced when the
-	// shell breaks or exits), removed and oomSeen; Remove takes only mu so
-	// that it never waits for a running step.
-	stepMu  sync.Mutex
+	// keeper runs session steps on the session shell.
+	keeper *session.Keeper
+	// mu guards removed and oomSeen.
 	mu      sync.Mutex
-	sess    *shellConn
 	removed bool
 	// oomSeen is the cgroup's OOM-kill count when last read: 0 for a pod
 	// created here, -1 when unknown (opened).
 	oomSeen int64
-
-	// lost is set once the session shell ended; session steps fail with it
-	// until Reopen. Guarded by stepMu.
-	lost *sandbox.SessionLostError
 
 	shMu  sync.Mutex
 	shell string // exec-mode shell, detected on first use
 }
 
 func newSandbox(r *Runtime, name string, spec sandbox.Spec) *Sandbox {
-	return &Sandbox{
+	s := &Sandbox{
 		rt: r, id: name, workdir: spec.Workdir, mode: spec.Mode,
 		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap, limits: spec.Limits,
 	}
+	s.keeper = session.NewKeeper(name, keeperHost{s}, r.cfg.log)
+	return s
 }
 
 // ID returns the pod name.
@@ -74,7 +70,7 @@ func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Ex
 	if mode == sandbox.ModeExec {
 		return s.execFresh(ctx, req)
 	}
-	return s.execSession(ctx, req)
+	return s.keeper.Run(ctx, req)
 }
 
 // Remove closes the session and deletes the pod at once (no grace
@@ -82,12 +78,8 @@ func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Ex
 func (s *Sandbox) Remove(ctx context.Context) error {
 	s.mu.Lock()
 	s.removed = true
-	old := s.sess
-	s.sess = nil
 	s.mu.Unlock()
-	if old != nil {
-		old.close() // a step still running sees EOF, then ErrSandboxGone
-	}
+	s.keeper.Close() // a step still running sees EOF, then ErrSandboxGone
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	if err := s.rt.deletePod(ctx, s.id); err != nil {
