@@ -41,10 +41,13 @@ const (
 	// parked sandbox after half of it, so a hand-out does no I/O unless
 	// the background fell behind.
 	defaultRecheck = 30 * time.Second
-	// defaultSettle is how long the stage waits after the last take before
-	// restoring replacements: a group takes its sandboxes in a burst, and
-	// a top-up started inside the burst (a pool refill, a restore) would
-	// compete with the hand-outs and the answer for the same cores.
+	// defaultSettle is how long the stage waits after the first take of a
+	// burst before it restores replacements: a group takes its sandboxes
+	// within milliseconds, and a top-up started inside the burst (a pool
+	// refill, a restore) would compete with the hand-outs and the answer
+	// for the same cores. Counted from the first take, not the last, and
+	// not again once a top-up runs, so that a steady stream of resets
+	// never starves it.
 	defaultSettle = 100 * time.Millisecond
 )
 
@@ -68,9 +71,10 @@ type stage struct {
 	done   chan struct{}
 	pool   *pool.Pool
 
-	mu       sync.Mutex
-	ready    []*staged
-	lastTake time.Time
+	mu    sync.Mutex
+	ready []*staged
+	// burst is the first take since the stage was last full (zero: none).
+	burst time.Time
 }
 
 // stageEntry makes e the entry the task's stage restores sandboxes to.
@@ -100,12 +104,16 @@ func (r *Resetter) stageEntry(tp taskPool, e *prefix.Entry) {
 func (r *Resetter) runStage(ctx context.Context, st *stage) {
 	defer close(st.done)
 	c := r.cfg.cache
+	topping := false // a top-up is under way: takes no longer defer it
 	for ctx.Err() == nil {
 		st.reprove(ctx, r)
 		full, quiet := st.state()
-		if full || quiet > 0 || !c.Fresh(st.entry) {
+		if full {
+			topping = false
+		}
+		if full || (!topping && quiet > 0) || !c.Fresh(st.entry) {
 			wait := st.times.recheck / 4 // the next ping round; the entry may age out
-			if quiet > 0 {
+			if !full && !topping && quiet > 0 {
 				wait = quiet
 			}
 			select {
@@ -115,6 +123,7 @@ func (r *Resetter) runStage(ctx context.Context, st *stage) {
 			}
 			continue
 		}
+		topping = true
 		sb, err := st.pool.Acquire(ctx)
 		if err != nil {
 			return
@@ -134,14 +143,17 @@ func (r *Resetter) runStage(ctx context.Context, st *stage) {
 	}
 }
 
-// state reports whether the stage is full, and how long until the last
-// take is settle old (0: settled).
+// state reports whether the stage is full (which ends the burst), and how
+// long until the burst's first take is settle old (0: settled, or no take).
 func (st *stage) state() (full bool, quiet time.Duration) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	full = len(st.ready) >= st.size
-	if !st.lastTake.IsZero() {
-		quiet = max(0, st.times.settle-time.Since(st.lastTake))
+	switch {
+	case full:
+		st.burst = time.Time{}
+	case !st.burst.IsZero():
+		quiet = max(0, st.times.settle-time.Since(st.burst))
 	}
 	return full, quiet
 }
@@ -173,7 +185,9 @@ func (st *stage) take() *staged {
 	}
 	s := st.ready[best]
 	st.ready = append(st.ready[:best], st.ready[best+1:]...)
-	st.lastTake = time.Now()
+	if st.burst.IsZero() {
+		st.burst = time.Now()
+	}
 	return s
 }
 
