@@ -66,20 +66,11 @@ func (s *Sandbox) ImageID() string { return s.imageID }
 
 // Exec runs req in the sandbox's mode, or in req.Mode when set.
 func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
-	mode := s.mode
-	if req.Mode != "" {
-		mode = req.Mode
-	}
-	if !mode.Valid() {
-		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w: mode %q", s.id, sandbox.ErrInvalidSpec, req.Mode)
-	}
-	if err := ctx.Err(); err != nil {
+	req, err := req.Resolve(ctx, s.mode, s.stepTimeout)
+	if err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, err)
 	}
-	if req.Timeout <= 0 {
-		req.Timeout = s.stepTimeout
-	}
-	if mode == sandbox.ModeExec {
+	if req.Mode == sandbox.ModeExec {
 		return s.execFresh(ctx, req)
 	}
 	return s.keeper.Run(ctx, req)

@@ -36,18 +36,9 @@ func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Ex
 	if err := s.alive(); err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("exec in sandbox %q: %w", s.id, err)
 	}
-	if err := ctx.Err(); err != nil {
+	req, err := req.Resolve(ctx, s.meta.Mode, s.meta.StepTimeout)
+	if err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("exec in sandbox %q: %w", s.id, err)
-	}
-	mode := req.Mode
-	if mode == "" {
-		mode = s.meta.Mode
-	}
-	if !mode.Valid() {
-		return sandbox.ExecResult{}, fmt.Errorf("exec in sandbox %q: %w: mode %q", s.id, sandbox.ErrInvalidSpec, mode)
-	}
-	if req.Timeout <= 0 {
-		req.Timeout = s.meta.StepTimeout
 	}
 	if path.IsAbs(req.Cwd) {
 		rel, err := relPath(req.Cwd, "/")
@@ -57,8 +48,7 @@ func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.Ex
 		req.Cwd = filepath.Join(s.root, rel)
 	}
 	var res sandbox.ExecResult
-	var err error
-	if mode == sandbox.ModeSession {
+	if req.Mode == sandbox.ModeSession {
 		res, err = s.runSession(ctx, req)
 	} else {
 		res, err = s.runExec(ctx, req)
