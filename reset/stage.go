@@ -111,9 +111,10 @@ func (r *Resetter) runStage(ctx context.Context, st *stage) {
 		if full {
 			topping = false
 		}
-		if full || (!topping && quiet > 0) || !c.Fresh(st.entry) {
+		deferred := !topping && quiet > 0 // a burst is still settling (never when full)
+		if full || deferred || !c.Fresh(st.entry) {
 			wait := st.times.recheck / 4 // the next ping round; the entry may age out
-			if !full && !topping && quiet > 0 {
+			if deferred {
 				wait = quiet
 			}
 			select {
@@ -173,8 +174,7 @@ func (st *stage) put(sb sandbox.Sandbox) bool {
 func (st *stage) take() *staged {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	n := len(st.ready)
-	if n == 0 {
+	if len(st.ready) == 0 {
 		return nil
 	}
 	best := 0

@@ -42,7 +42,7 @@ var supervisor = []string{"/bin/sh", "-c", session.Supervisor("")}
 
 // openSession starts a supervised session shell in an exec and runs the
 // protocol's handshake on it.
-func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
+func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &shellConn{stdin: inW, out: outR}
@@ -81,16 +81,10 @@ func (s *Sandbox) Reopen(ctx context.Context) error { return s.keeper.Reopen(ctx
 // keeperHost is what the session keeper needs of a containerd sandbox.
 type keeperHost struct{ s *Sandbox }
 
-func (h keeperHost) Open(ctx context.Context) (session.Conn, error) {
-	c, err := h.s.openSession(ctx)
-	if err != nil {
-		return nil, err // not a typed nil in the interface
-	}
-	return c, nil
-}
-func (h keeperHost) CheckRunning(ctx context.Context) error    { return h.s.checkRunning(ctx) }
-func (h keeperHost) SettledGone(ctx context.Context) error     { return h.s.settledGone(ctx, 4) }
-func (h keeperHost) Gone(ctx context.Context, err error) error { return h.s.gone(ctx, err) }
+func (h keeperHost) Open(ctx context.Context) (session.Conn, error) { return h.s.openSession(ctx) }
+func (h keeperHost) CheckRunning(ctx context.Context) error         { return h.s.checkRunning(ctx) }
+func (h keeperHost) SettledGone(ctx context.Context) error          { return h.s.settledGone(ctx, 4) }
+func (h keeperHost) Gone(ctx context.Context, err error) error      { return h.s.gone(ctx, err) }
 func (h keeperHost) MarkOOM(ctx context.Context, res *sandbox.ExecResult) {
 	h.s.markOOM(ctx, res)
 }

@@ -87,7 +87,7 @@ func (s *Sandbox) startProtocol(ctx context.Context, c *shellConn) error {
 // openSession starts a session shell in an attached exec: used when the
 // container's own shell is gone (it exited, broke, or the sandbox was opened
 // by id).
-func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
+func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
 	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
 		AttachStdin: true, AttachStdout: true, AttachStderr: true,
 		Cmd: session.StartCommand, WorkingDir: s.workdir,
@@ -118,16 +118,10 @@ func (s *Sandbox) Reopen(ctx context.Context) error { return s.keeper.Reopen(ctx
 // keeperHost is what the session keeper needs of a docker sandbox.
 type keeperHost struct{ s *Sandbox }
 
-func (h keeperHost) Open(ctx context.Context) (session.Conn, error) {
-	c, err := h.s.openSession(ctx)
-	if err != nil {
-		return nil, err // not a typed nil in the interface
-	}
-	return c, nil
-}
-func (h keeperHost) CheckRunning(ctx context.Context) error    { return h.s.checkRunning(ctx) }
-func (h keeperHost) SettledGone(ctx context.Context) error     { return h.s.settledGone(ctx, 4) }
-func (h keeperHost) Gone(ctx context.Context, err error) error { return h.s.gone(ctx, err) }
+func (h keeperHost) Open(ctx context.Context) (session.Conn, error) { return h.s.openSession(ctx) }
+func (h keeperHost) CheckRunning(ctx context.Context) error         { return h.s.checkRunning(ctx) }
+func (h keeperHost) SettledGone(ctx context.Context) error          { return h.s.settledGone(ctx, 4) }
+func (h keeperHost) Gone(ctx context.Context, err error) error      { return h.s.gone(ctx, err) }
 func (h keeperHost) MarkOOM(ctx context.Context, res *sandbox.ExecResult) {
 	h.s.markOOM(ctx, res)
 }

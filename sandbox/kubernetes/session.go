@@ -60,11 +60,14 @@ func (s *Sandbox) supervisor() []string {
 // started again (a few times): the kubelet's exec stream sometimes starts
 // a process whose stdin is already at its end (see fileExec), and a shell
 // on such a stdin exits at once.
-func (s *Sandbox) openSession(ctx context.Context) (*shellConn, error) {
+func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
 	for try := 1; ; try++ {
 		c, err := s.openSessionOnce(ctx)
-		if err == nil || !errors.Is(err, session.ErrExited) || try == stdinTries || ctx.Err() != nil {
-			return c, err
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, session.ErrExited) || try == stdinTries || ctx.Err() != nil {
+			return nil, err
 		}
 		s.rt.cfg.log.Debug("session shell ended during the handshake; again", "sandbox", s.id, "try", try, "err", err)
 	}
@@ -109,14 +112,8 @@ func (s *Sandbox) Reopen(ctx context.Context) error { return s.keeper.Reopen(ctx
 // keeperHost is what the session keeper needs of a pod sandbox.
 type keeperHost struct{ s *Sandbox }
 
-func (h keeperHost) Open(ctx context.Context) (session.Conn, error) {
-	c, err := h.s.openSession(ctx)
-	if err != nil {
-		return nil, err // not a typed nil in the interface
-	}
-	return c, nil
-}
-func (h keeperHost) CheckRunning(ctx context.Context) error { return h.s.checkRunning(ctx) }
+func (h keeperHost) Open(ctx context.Context) (session.Conn, error) { return h.s.openSession(ctx) }
+func (h keeperHost) CheckRunning(ctx context.Context) error         { return h.s.checkRunning(ctx) }
 
 // SettledGone: the API server reports a pod's end as it learns it; there
 // is no engine-side settling to wait for.
