@@ -2,21 +2,40 @@ package curriculum
 
 import "math/bits"
 
+// pooledPriorWeight caps the pseudo-successes the posterior rule borrows
+// from the final runs of the checkpoints already left (learntPrior): enough
+// that one success after the learnt s_min is judged (Beta(4, 1): P(p > ½) =
+// 15/16), few enough that one failure in the checkpoint's own run outweighs
+// them at the default α.
+const pooledPriorWeight = 2
+
 // posteriorVerdict is the default decision rule. Mastered when, for some
-// run of the last j outcomes at k (1 ≤ j ≤ W) holding at least s_min
-// successes, a uniform Beta(1, 1) prior updated with that run gives
+// run of the last j outcomes at k (1 ≤ j ≤ W) holding at least s_min(k)
+// successes, a Beta(1 + a, 1) prior updated with that run gives
 // P(p > θ) ≥ 1 − α. The learner only improves, so any run of recent
 // outcomes is a sample of success rates no higher than the current one:
 // the run that started when the skill was learnt speaks for the present
-// without the failures that preceded it. s_min is the fewest rewards that
-// can teach a skill (the seed's m): fewer successes are luck, however
-// clean. Low when the whole window gives P(p < θ) ≥ 1 − α. clear (p̂ ≫ θ,
-// Heuristic's δ_max) when no outcome in the window failed.
+// without the failures that preceded it.
+//
+// s_min(k) and a are what the task's earlier checkpoints taught (empirical
+// Bayes over the checkpoints of one task). On the task's first checkpoint
+// s_min is the configured --min-successes (the fewest rewards that can
+// teach a skill: fewer successes are luck, however clean) and a = 0, the
+// uniform prior. Later, s_min(k) is learntSMin — the fewest successes after
+// which the outcomes of the checkpoints already left reject, at level α,
+// that the policy still succeeds below θ — and a is learntPrior.
+//
+// Low when the whole window gives P(p < θ) ≥ 1 − α under the uniform prior.
+// clear (p̂ ≫ θ, Heuristic's δ_max) when no outcome in the window failed.
 func (t *track) posteriorVerdict(s *kstats) judgement {
 	var j judgement
-	for n := t.cfg.minSuccesses; n <= s.inWindow; n++ {
+	need, a := t.cfg.minSuccesses, 0.0
+	if len(t.learnt) > 0 && !t.cfg.fixedSMin {
+		need, a = t.learntSMin(), t.learntPrior()
+	}
+	for n := 1; n <= s.inWindow; n++ {
 		succ := bits.OnesCount64(s.window & (uint64(1)<<n - 1))
-		if succ >= t.cfg.minSuccesses && betaAbove(succ, n-succ, t.cfg.theta) >= 1-t.cfg.alpha {
+		if succ >= need && betaAbovePrior(a, succ, n-succ, t.cfg.theta) >= 1-t.cfg.alpha {
 			j.mastered = true
 			break
 		}
@@ -25,6 +44,111 @@ func (t *track) posteriorVerdict(s *kstats) judgement {
 	j.low = 1-betaAbove(succ, s.inWindow-succ, t.cfg.theta) >= 1-t.cfg.alpha
 	j.clear = succ == s.inWindow
 	return j
+}
+
+// leftRecord is what a checkpoint's outcomes said about the learning speed
+// when the curriculum left it as mastered: succ successes in all, the
+// final run of successes (since the last failure) beginning at success
+// number first.
+type leftRecord struct{ succ, first int }
+
+// learn records checkpoint k's outcomes as it is left as mastered.
+func (t *track) learn(k int) {
+	s := &t.stats[k]
+	if s.run == 0 {
+		return // left on a failure (a late outcome): no final run to read
+	}
+	t.learnt = append(t.learnt, leftRecord{succ: s.succ, first: s.succ - s.run + 1})
+}
+
+// learntSMin is the fewest successes μ (1 ≤ μ ≤ --min-successes) after
+// which the task's earlier checkpoints reject, at level α, the hypothesis
+// H(μ+1): "the policy needs at least μ+1 successes at a checkpoint, and
+// succeeds at a rate below θ until it has them". Under H(μ+1), in a
+// checkpoint left with s successes whose final run began at success c,
+// successes c, c+1, …, min(μ+1, s) followed each other with no failure
+// between them: x = min(μ+1, s) − c transitions, each made at a rate below
+// θ. So X, the clean transitions of one record, has P(X ≥ x) ≤ θˣ up to
+// its cap min(μ+1, s) − 1 (a geometric variable truncated at the cap),
+// and the records are independent: H(μ+1) is rejected when
+// P(X₁ + … + X_J ≥ the observed total) ≤ α, computed exactly
+// (cleanTail).
+//
+// The records say nothing about checkpoints where the policy is slower
+// than on the ones already left: the rule assumes the task's learning
+// speed does not jump from checkpoint to checkpoint
+// (docs/curriculum.md#the-posterior-rule-default).
+func (t *track) learntSMin() int {
+	caps := make([]int, len(t.learnt))
+	for mu := 1; mu < t.cfg.minSuccesses; mu++ {
+		clean := 0
+		for i, r := range t.learnt {
+			caps[i] = max(0, min(mu+1, r.succ)-1)
+			clean += max(0, min(mu+1, r.succ)-r.first)
+		}
+		if clean > 0 && cleanTail(caps, clean, t.cfg.theta) <= t.cfg.alpha/4 {
+			return mu
+		}
+	}
+	return t.cfg.minSuccesses
+}
+
+// cleanTail is P(X₁ + … + X_J ≥ total) for independent Xᵢ with
+// P(Xᵢ ≥ x) = θˣ for 0 ≤ x ≤ caps[i] and Xᵢ ≤ caps[i].
+func cleanTail(caps []int, total int, theta float64) float64 {
+	dist := []float64{1} // P(sum = s) over the records so far
+	for _, c := range caps {
+		next := make([]float64, len(dist)+c)
+		for s, ps := range dist {
+			if ps == 0 {
+				continue
+			}
+			q := 1.0 // θˣ
+			for x := 0; x <= c; x++ {
+				px := q * (1 - theta) // P(X = x) below the cap
+				if x == c {
+					px = q
+				}
+				next[s+x] += ps * px
+				q *= theta
+			}
+		}
+		dist = next
+	}
+	tail := 0.0
+	for s := total; s < len(dist); s++ {
+		tail += dist[s]
+	}
+	return tail
+}
+
+// learntPrior is the pseudo-successes a of the Beta(1 + a, 1) prior on a
+// checkpoint's current rate: the successes in the final runs of the
+// checkpoints already left (the policy's rate once it has learnt a step),
+// at most pooledPriorWeight.
+func (t *track) learntPrior() float64 {
+	a := 0
+	for _, r := range t.learnt {
+		a += r.succ - r.first + 1
+	}
+	return min(float64(a), pooledPriorWeight)
+}
+
+// binomAtLeast is P(Binomial(n, x) ≥ t).
+func binomAtLeast(n, t int, x float64) float64 {
+	if t <= 0 {
+		return 1
+	}
+	if t > n {
+		return 0
+	}
+	return 1 - betaAbove(t-1, n-t, x)
+}
+
+// betaAbovePrior is P(p > x) under Beta(1 + a + s, 1 + f) for an integer
+// a (betaAbove with a extra successes).
+func betaAbovePrior(a float64, s, f int, x float64) float64 {
+	return betaAbove(s+int(a), f, x)
 }
 
 // betaAbove is P(p > x) under Beta(1+s, 1+f), the posterior of s successes

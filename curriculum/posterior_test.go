@@ -65,3 +65,56 @@ func TestPosteriorLeavesConstantRateNoMoreOften(t *testing.T) {
 		}
 	}
 }
+
+// withFixedSMin is the posterior rule as before it learnt from earlier
+// checkpoints (s_min and the uniform prior everywhere): the scripted
+// decision tests count on it.
+func withFixedSMin() Option { return func(c *config) error { c.fixedSMin = true; return nil } }
+
+// cleanTail against hand-computed tails.
+func TestCleanTail(t *testing.T) {
+	for _, tc := range []struct {
+		caps  []int
+		total int
+		want  float64
+	}{
+		{[]int{4}, 3, 0.125},                   // θ³
+		{[]int{1, 1, 1}, 3, 0.125},             // Binomial(3, ½) = 3
+		{[]int{2, 2}, 4, 0.0625},               // both at the cap
+		{[]int{3, 1}, 2, 0.25 + 2*0.5*0.125},   // X₁ ≥ 2, or X₁ = 1 and X₂ = 1
+		{[]int{5}, 0, 1},
+	} {
+		assert.InDelta(t, tc.want, cleanTail(tc.caps, tc.total, 0.5), 1e-12, "%v ≥ %d", tc.caps, tc.total)
+	}
+}
+
+// The learnt s_min's error rate: a policy that needs 5 successes and
+// succeeds at θ before them (the worst case of H) — how often do the
+// records of earlier checkpoints make s_min drop below 5? At most α/4 per
+// look, here over 10 checkpoints left after 5 successes each.
+func TestLearntSMinErrorRate(t *testing.T) {
+	cfg := defaults()
+	rng := rand.New(rand.NewPCG(7, 7))
+	const runs = 20_000
+	wrong := 0
+	for range runs {
+		tr := &track{cfg: &cfg}
+		for range 10 {
+			succ, run := 0, 0
+			for succ < 5 {
+				if rng.Float64() < cfg.theta {
+					succ, run = succ+1, run+1
+				} else {
+					run = 0
+				}
+			}
+			tr.learnt = append(tr.learnt, leftRecord{succ: succ, first: succ - run + 1})
+			if tr.learntSMin() < 5 {
+				wrong++
+				break
+			}
+		}
+	}
+	t.Logf("s_min dropped below 5 in %.4f of runs of 10 checkpoints (α/4 = %.4f per look)", float64(wrong)/runs, cfg.alpha/4)
+	assert.Less(t, float64(wrong)/runs, cfg.alpha)
+}

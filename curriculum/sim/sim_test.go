@@ -37,7 +37,9 @@ func TestSequentialMatchesClosedFormRatio(t *testing.T) {
 		assert.InEpsilon(t, want, got, 0.25)
 		assert.InEpsilon(t, sums[0].ClosedForm, sums[0].Mean, 0.1, "the baseline's mean is m/pⁿ")
 		assert.Zero(t, sums[0].Capped+sums[1].Capped)
-		assert.LessOrEqual(t, sums[1].Premature, old.Premature)
+		// Not ≤: the learnt s_min errs at α/4 per look; up to 0.113 per run at (12, 0.7, 4)
+		// where the window rule has 0 (docs/curriculum.md#choosing-the-default).
+		assert.LessOrEqual(t, sums[1].Premature, old.Premature+0.15)
 	}
 	assert.InDelta(t, 1.0/16, ClosedFormRatio(Params{N: 8, P: 0.5, M: 4}), 1e-12)
 }
