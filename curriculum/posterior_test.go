@@ -78,10 +78,10 @@ func TestCleanTail(t *testing.T) {
 		total int
 		want  float64
 	}{
-		{[]int{4}, 3, 0.125},                   // θ³
-		{[]int{1, 1, 1}, 3, 0.125},             // Binomial(3, ½) = 3
-		{[]int{2, 2}, 4, 0.0625},               // both at the cap
-		{[]int{3, 1}, 2, 0.25 + 2*0.5*0.125},   // X₁ ≥ 2, or X₁ = 1 and X₂ = 1
+		{[]int{4}, 3, 0.125},                 // θ³
+		{[]int{1, 1, 1}, 3, 0.125},           // Binomial(3, ½) = 3
+		{[]int{2, 2}, 4, 0.0625},             // both at the cap
+		{[]int{3, 1}, 2, 0.25 + 2*0.5*0.125}, // X₁ ≥ 2, or X₁ = 1 and X₂ = 1
 		{[]int{5}, 0, 1},
 	} {
 		assert.InDelta(t, tc.want, cleanTail(tc.caps, tc.total, 0.5), 1e-12, "%v ≥ %d", tc.caps, tc.total)
