@@ -4,10 +4,31 @@ import "math/bits"
 
 // pooledPriorWeight caps the pseudo-successes the posterior rule borrows
 // from the final runs of the checkpoints already left (learntPrior): enough
-// that one success after the learnt s_min is judged (Beta(4, 1): P(p > ½) =
-// 15/16), few enough that one failure in the checkpoint's own run outweighs
-// them at the default α.
+// that s_min = 3 successes with one failure among them are judged
+// (Beta(6, 2): P(p > ½) = 15/16 where the uniform prior gives 13/16), few
+// enough that two failures among three successes outweigh them at the
+// default α. The prior never lowers the successes asked for: s_min counts
+// the checkpoint's own.
 const pooledPriorWeight = 2
+
+// learntSMinFloor is the fewest successes the learnt s_min asks for.
+// Sequential leaves a checkpoint only after s_min successes there, and each
+// of them also rewards every later step: a step left with s_min rewards has
+// at least 2·s_min by the time the curriculum leaves the checkpoint before
+// it. With s_min ≥ 3 every step that needs m ≤ 6 rewards is mastered by
+// then, so when the learnt s_min is too small at p ≥ θ (where the clean-run
+// test below has no power: runs are clean because p is high, not because
+// the step was learnt) at most one unmastered step stays in the suffix and
+// its rate p ≥ θ makes no move premature. With s_min 1 or 2 plus the
+// borrowed prior, two or three unmastered steps pile up (p² < θ at p < 0.71):
+// 0.11–0.43 premature moves per run at (12, 0.7, 4), (10, 0.6, 3),
+// (16, 0.8, 5) (docs/curriculum.md#the-posterior-rule-default).
+const learntSMinFloor = 3
+
+// learntSMinLevel is the learnt s_min's error rate as a fraction of α: at
+// α/4, m = 4–5 below θ kept a premature move in 1 run of 400 ((6, 0.4, 4),
+// (8, 0.4, 4), (6, 0.4, 5)), which the window rule never makes.
+const learntSMinLevel = 8
 
 // posteriorVerdict is the default decision rule. Mastered when, for some
 // run of the last j outcomes at k (1 ≤ j ≤ W) holding at least s_min(k)
@@ -61,7 +82,7 @@ func (t *track) learn(k int) {
 	t.learnt = append(t.learnt, leftRecord{succ: s.succ, first: s.succ - s.run + 1})
 }
 
-// learntSMin is the fewest successes μ (1 ≤ μ ≤ --min-successes) after
+// learntSMin is the fewest successes μ (learntSMinFloor ≤ μ ≤ --min-successes) after
 // which the task's earlier checkpoints reject, at level α, the hypothesis
 // H(μ+1): "the policy needs at least μ+1 successes at a checkpoint, and
 // succeeds at a rate below θ until it has them". Under H(μ+1), in a
@@ -71,8 +92,9 @@ func (t *track) learn(k int) {
 // θ. So X, the clean transitions of one record, has P(X ≥ x) ≤ θˣ up to
 // its cap min(μ+1, s) − 1 (a geometric variable truncated at the cap),
 // and the records are independent: H(μ+1) is rejected when
-// P(X₁ + … + X_J ≥ the observed total) ≤ α, computed exactly
-// (cleanTail).
+// P(X₁ + … + X_J ≥ the observed total) ≤ α/learntSMinLevel, computed
+// exactly (cleanTail). The test says nothing at p ≥ θ, where clean runs are
+// common before mastery; learntSMinFloor keeps those errors harmless.
 //
 // The records say nothing about checkpoints where the policy is slower
 // than on the ones already left: the rule assumes the task's learning
@@ -80,13 +102,13 @@ func (t *track) learn(k int) {
 // (docs/curriculum.md#the-posterior-rule-default).
 func (t *track) learntSMin() int {
 	caps := make([]int, len(t.learnt))
-	for mu := 1; mu < t.cfg.minSuccesses; mu++ {
+	for mu := min(learntSMinFloor, t.cfg.minSuccesses); mu < t.cfg.minSuccesses; mu++ {
 		clean := 0
 		for i, r := range t.learnt {
 			caps[i] = max(0, min(mu+1, r.succ)-1)
 			clean += max(0, min(mu+1, r.succ)-r.first)
 		}
-		if clean > 0 && cleanTail(caps, clean, t.cfg.theta) <= t.cfg.alpha/4 {
+		if clean > 0 && cleanTail(caps, clean, t.cfg.theta) <= t.cfg.alpha/learntSMinLevel {
 			return mu
 		}
 	}

@@ -90,7 +90,7 @@ func TestCleanTail(t *testing.T) {
 
 // The learnt s_min's error rate: a policy that needs 5 successes and
 // succeeds at θ before them (the worst case of H) — how often do the
-// records of earlier checkpoints make s_min drop below 5? At most α/4 per
+// records of earlier checkpoints make s_min drop below 5? At most α/8 per
 // look, here over 10 checkpoints left after 5 successes each.
 func TestLearntSMinErrorRate(t *testing.T) {
 	cfg := defaults()
@@ -115,6 +115,47 @@ func TestLearntSMinErrorRate(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("s_min dropped below 5 in %.4f of runs of 10 checkpoints (α/4 = %.4f per look)", float64(wrong)/runs, cfg.alpha/4)
+	t.Logf("s_min dropped below 5 in %.4f of runs of 10 checkpoints (α/%d = %.4f per look)", float64(wrong)/runs, learntSMinLevel, cfg.alpha/learntSMinLevel)
 	assert.Less(t, float64(wrong)/runs, cfg.alpha)
+}
+
+// learntSMin on hand-made records: what the clean runs of the checkpoints
+// already left prove, never below learntSMinFloor nor above
+// --min-successes. rec(s, c): s successes, the final run from success c.
+func TestLearntSMin(t *testing.T) {
+	rec := func(s, c int) leftRecord { return leftRecord{succ: s, first: c} }
+	many := func(n int, r leftRecord) []leftRecord {
+		var out []leftRecord
+		for range n {
+			out = append(out, r)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		min    int
+		learnt []leftRecord
+		want   int
+	}{
+		{"one record proves nothing", 5, []leftRecord{rec(5, 1)}, 5},
+		// Runs from the 1st and 2nd success: at μ = 4, 4 + 3 clean
+		// transitions (P = 3/256 ≤ α/8 = 1/64); at μ = 3, 3 + 2 of at most
+		// 3 + 3 (P = 3/64 > α/8).
+		{"clean from the 1st and 2nd success", 5, []leftRecord{rec(5, 1), rec(5, 2)}, 4},
+		// Both from the 2nd: at μ = 4, P = 1/32 — enough at α/4, not at α/8.
+		{"twice from the 2nd success", 5, many(2, rec(5, 2)), 5},
+		{"many clean records stop at the floor", 5, many(8, rec(5, 1)), learntSMinFloor},
+		// Every final run began at the 5th success: a failure came right
+		// before each mastery, no clean transition below it.
+		{"failures before every 5th success", 5, many(8, rec(5, 5)), 5},
+		{"floor capped by --min-successes", 2, many(8, rec(5, 1)), 2},
+		{"no record above the floor", 3, many(8, rec(5, 1)), 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := defaults()
+			cfg.minSuccesses = tc.min
+			tr := &track{cfg: &cfg, learnt: tc.learnt}
+			assert.Equal(t, tc.want, tr.learntSMin())
+		})
+	}
 }
