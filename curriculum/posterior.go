@@ -44,14 +44,16 @@ const learntSMinLevel = 8
 // teach a skill: fewer successes are luck, however clean) and a = 0, the
 // uniform prior. Later, s_min(k) is learntSMin — the fewest successes after
 // which the outcomes of the checkpoints already left reject, at level α,
-// that the policy still succeeds below θ — and a is learntPrior.
+// that the policy still succeeds below θ — and a is learntPrior, unless k is
+// slower than those checkpoints (slowerThanLearnt): what they taught does
+// not carry over, and k is judged as a first checkpoint.
 //
 // Low when the whole window gives P(p < θ) ≥ 1 − α under the uniform prior.
 // clear (p̂ ≫ θ, Heuristic's δ_max) when no outcome in the window failed.
 func (t *track) posteriorVerdict(s *kstats) judgement {
 	var j judgement
 	need, a := t.cfg.minSuccesses, 0.0
-	if len(t.learnt) > 0 && !t.cfg.fixedSMin {
+	if len(t.learnt) > 0 && !t.cfg.fixedSMin && !t.slowerThanLearnt(s) {
 		need, a = t.learntSMin(), t.learntPrior()
 	}
 	for n := 1; n <= s.inWindow; n++ {
@@ -68,10 +70,10 @@ func (t *track) posteriorVerdict(s *kstats) judgement {
 }
 
 // leftRecord is what a checkpoint's outcomes said about the learning speed
-// when the curriculum left it as mastered: succ successes in all, the
-// final run of successes (since the last failure) beginning at success
-// number first.
-type leftRecord struct{ succ, first int }
+// when the curriculum left it as mastered: succ successes and fails
+// failures in all, the final run of successes (since the last failure)
+// beginning at success number first.
+type leftRecord struct{ succ, first, fails int }
 
 // learn records checkpoint k's outcomes as it is left as mastered.
 func (t *track) learn(k int) {
@@ -79,7 +81,7 @@ func (t *track) learn(k int) {
 	if s.run == 0 {
 		return // left on a failure (a late outcome): no final run to read
 	}
-	t.learnt = append(t.learnt, leftRecord{succ: s.succ, first: s.succ - s.run + 1})
+	t.learnt = append(t.learnt, leftRecord{succ: s.succ, first: s.succ - s.run + 1, fails: s.n - s.succ})
 }
 
 // learntSMin is the fewest successes μ (learntSMinFloor ≤ μ ≤ --min-successes) after
@@ -142,6 +144,25 @@ func cleanTail(caps []int, total int, theta float64) float64 {
 		tail += dist[s]
 	}
 	return tail
+}
+
+// slowerThanLearnt reports that checkpoint s fails more than the checkpoints
+// already left make plausible: with q their pooled success rate (Laplace),
+// s.succ or fewer successes in s.n episodes has probability ≤ α. The learnt
+// s_min rests on learning speed not jumping between checkpoints; a step
+// much harder than the ones before it (a hard subtask after easy ones)
+// breaks that, and its clean-run evidence, gathered at a high rate, says
+// nothing about it: without this check, 0.005–0.19 premature moves per run
+// at the hard-subtask points of docs/curriculum.md (the-posterior-rule-default).
+// q counts post-mastery successes too, so it overstates the pre-mastery
+// rate and the check errs towards the first checkpoint's s_min.
+func (t *track) slowerThanLearnt(s *kstats) bool {
+	succ, fails := 0, 0
+	for _, r := range t.learnt {
+		succ, fails = succ+r.succ, fails+r.fails
+	}
+	q := float64(succ+1) / float64(succ+fails+2)
+	return 1-binomAtLeast(s.n, s.succ+1, q) <= t.cfg.alpha
 }
 
 // learntPrior is the pseudo-successes a of the Beta(1 + a, 1) prior on a

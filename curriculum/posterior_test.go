@@ -159,3 +159,34 @@ func TestLearntSMin(t *testing.T) {
 		})
 	}
 }
+
+// slowerThanLearnt: a checkpoint failing far more than the ones already left
+// does not inherit their s_min. Records: 5 successes, 1 failure each (pooled
+// Laplace rate q = 6/8 for one record, 21/26 for four).
+func TestSlowerThanLearnt(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		records    int
+		succ, fail int
+		want       bool
+	}{
+		{"no outcomes yet", 1, 0, 0, false},
+		{"as fast as before", 1, 3, 1, false},         // P(≤ 3 of 4) = 0.68
+		{"one failure", 1, 0, 1, false},               // P = 1/4 > α
+		{"two failures of two", 1, 0, 2, true},        // P = 1/16 ≤ α
+		{"one success in eight", 1, 1, 7, true},       // a hard step after easy ones: P = 0.0004
+		{"four in six, four records", 4, 4, 2, false}, // P = 0.33
+		{"three in six, four records", 4, 3, 3, true}, // P = 0.090 ≤ α
+		{"three in ten, four records", 4, 3, 7, true}, // P = 0.0007
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := defaults()
+			tr := &track{cfg: &cfg}
+			for range tc.records {
+				tr.learnt = append(tr.learnt, leftRecord{succ: 5, first: 1, fails: 1})
+			}
+			s := &kstats{n: tc.succ + tc.fail, succ: tc.succ}
+			assert.Equal(t, tc.want, tr.slowerThanLearnt(s))
+		})
+	}
+}
