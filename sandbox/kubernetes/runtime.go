@@ -138,7 +138,9 @@ func WithOwner(owner string) Option {
 }
 
 // WithPullPolicy sets the pods' imagePullPolicy (default sandbox.PullNever:
-// the image must be on the node). rbx/* images are never pulled.
+// the image must be on the node): never → Never, missing → IfNotPresent,
+// always → Always. rbx/* images are never pulled; name them by a registry
+// reference to have the nodes pull them.
 func WithPullPolicy(p sandbox.PullPolicy) Option {
 	return func(c *config) error {
 		if _, err := sandbox.ParsePullPolicy(string(p)); err != nil {
