@@ -341,7 +341,6 @@ host_left() {
 	for ctl in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/unified/kubepods; do
 		[ -d "$ctl" ] && echo "cgroup $ctl"
 	done
-	local hostleft
 	if [ -f "$D/host.before" ]; then
 		while read -r kind a b; do
 			[ "$kind" = sysctl ] && [ "$(sysctl -n "$a")" != "$b" ] && echo "sysctl $a=$(sysctl -n "$a") (was $b)"
@@ -355,7 +354,7 @@ host_left() {
 
 cmd_down() {
 	[ -d "$D" ] || { log "not running"; return 0; }
-	local left=""
+	local left="" hostleft
 	# Pods first, through the API, while the kubelet can still stop them;
 	# but first what the run left behind, which is an error.
 	if running apiserver; then
