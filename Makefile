@@ -43,9 +43,11 @@ else
 endif
 
 # Test artefacts (the dashboard's screenshots) are kept in test-artefacts/.
+# The Python tests run even when a Go test failed (their verdicts are
+# independent); the target fails if either did.
 test-run:
-	RBX_TEST_ARTEFACTS=$(CURDIR)/test-artefacts $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
-	python3 -m unittest discover -s clients/python -v
+	RBX_TEST_ARTEFACTS=$(CURDIR)/test-artefacts $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS); \
+		rc=$$?; python3 -m unittest discover -s clients/python -v || rc=1; exit $$rc
 
 k8s-up:
 	$(K8S_CLUSTER) up

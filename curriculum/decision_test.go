@@ -117,7 +117,7 @@ func TestPosteriorScriptedDecisions(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEngine(t, TaskInfo{ID: "t", T: tc.T}, tc.opts...)
+			e := newEngine(t, TaskInfo{ID: "t", T: tc.T}, append(tc.opts, WithMinSuccesses(4), withFixedSMin())...) // the scripts count the first checkpoint's s_min of 4
 			drive(t, e, "t", tc.script)
 			st, err := e.Status("t")
 			require.NoError(t, err)
@@ -198,12 +198,12 @@ func TestSPRTErrorRate(t *testing.T) {
 func TestOnMasteredHook(t *testing.T) {
 	var heard []Mastered
 	rec := &memRecorder{}
-	e := newEngine(t, TaskInfo{ID: "t", T: 3}, WithRecorder(rec), WithOnMastered(func(m Mastered) { heard = append(heard, m) }))
+	e := newEngine(t, TaskInfo{ID: "t", T: 3}, WithRecorder(rec), WithMinSuccesses(4), withFixedSMin(), WithOnMastered(func(m Mastered) { heard = append(heard, m) }))
 	drive(t, e, "t", []step{S(2, rb), S(2, rb), S(2, rb), S(2, rb), S(1, rb), S(1, rb), S(1, rb), S(1, rb), S(0, rb), S(0, rb), S(0, rb), S(0, rb), S(0, sv)})
 	assert.Equal(t, []Mastered{{"t", 2}, {"t", 1}, {"t", 0}}, heard)
 
 	heard = nil
-	r, err := New(WithOnMastered(func(m Mastered) { heard = append(heard, m) }))
+	r, err := New(WithMinSuccesses(4), withFixedSMin(), WithOnMastered(func(m Mastered) { heard = append(heard, m) }))
 	require.NoError(t, err)
 	require.NoError(t, r.Restore(rec.tasks, rec.outcomes))
 	assert.Empty(t, heard)

@@ -2,21 +2,63 @@ package curriculum
 
 import "math/bits"
 
+// pooledPriorWeight caps the pseudo-successes the posterior rule borrows
+// from the final runs of the checkpoints already left (learntPrior): enough
+// that s_min = 3 successes with one failure among them are judged
+// (Beta(6, 2): P(p > ½) = 15/16 where the uniform prior gives 13/16), few
+// enough that two failures among three successes outweigh them at the
+// default α. The prior never lowers the successes asked for: s_min counts
+// the checkpoint's own.
+const pooledPriorWeight = 2
+
+// learntSMinFloor is the fewest successes the learnt s_min asks for.
+// Sequential leaves a checkpoint only after s_min successes there, and each
+// of them also rewards every later step: a step left with s_min rewards has
+// at least 2·s_min by the time the curriculum leaves the checkpoint before
+// it. With s_min ≥ 3 every step that needs m ≤ 6 rewards is mastered by
+// then, so when the learnt s_min is too small at p ≥ θ (where the clean-run
+// test below has no power: runs are clean because p is high, not because
+// the step was learnt) at most one unmastered step stays in the suffix and
+// its rate p ≥ θ makes no move premature. With s_min 1 or 2 plus the
+// borrowed prior, two or three unmastered steps pile up (p² < θ at p < 0.71):
+// 0.11–0.43 premature moves per run at (12, 0.7, 4), (10, 0.6, 3),
+// (16, 0.8, 5) (docs/curriculum.md#the-posterior-rule-default).
+const learntSMinFloor = 3
+
+// learntSMinLevel is the learnt s_min's error rate as a fraction of α: at
+// α/4, m = 4–5 below θ kept a premature move in 1 run of 400 ((6, 0.4, 4),
+// (8, 0.4, 4), (6, 0.4, 5)), which the window rule never makes.
+const learntSMinLevel = 8
+
 // posteriorVerdict is the default decision rule. Mastered when, for some
-// run of the last j outcomes at k (1 ≤ j ≤ W) holding at least s_min
-// successes, a uniform Beta(1, 1) prior updated with that run gives
+// run of the last j outcomes at k (1 ≤ j ≤ W) holding at least s_min(k)
+// successes, a Beta(1 + a, 1) prior updated with that run gives
 // P(p > θ) ≥ 1 − α. The learner only improves, so any run of recent
 // outcomes is a sample of success rates no higher than the current one:
 // the run that started when the skill was learnt speaks for the present
-// without the failures that preceded it. s_min is the fewest rewards that
-// can teach a skill (the seed's m): fewer successes are luck, however
-// clean. Low when the whole window gives P(p < θ) ≥ 1 − α. clear (p̂ ≫ θ,
-// Heuristic's δ_max) when no outcome in the window failed.
+// without the failures that preceded it.
+//
+// s_min(k) and a are what the task's earlier checkpoints taught (empirical
+// Bayes over the checkpoints of one task). On the task's first checkpoint
+// s_min is the configured --min-successes (the fewest rewards that can
+// teach a skill: fewer successes are luck, however clean) and a = 0, the
+// uniform prior. Later, s_min(k) is learntSMin — the fewest successes after
+// which the outcomes of the checkpoints already left reject, at level α,
+// that the policy still succeeds below θ — and a is learntPrior, unless k is
+// slower than those checkpoints (slowerThanLearnt): what they taught does
+// not carry over, and k is judged as a first checkpoint.
+//
+// Low when the whole window gives P(p < θ) ≥ 1 − α under the uniform prior.
+// clear (p̂ ≫ θ, Heuristic's δ_max) when no outcome in the window failed.
 func (t *track) posteriorVerdict(s *kstats) judgement {
 	var j judgement
-	for n := t.cfg.minSuccesses; n <= s.inWindow; n++ {
+	need, a := t.cfg.minSuccesses, 0.0
+	if len(t.learnt) > 0 && !t.cfg.fixedSMin && !t.slowerThanLearnt(s) {
+		need, a = t.learntSMin(), t.learntPrior()
+	}
+	for n := 1; n <= s.inWindow; n++ {
 		succ := bits.OnesCount64(s.window & (uint64(1)<<n - 1))
-		if succ >= t.cfg.minSuccesses && betaAbove(succ, n-succ, t.cfg.theta) >= 1-t.cfg.alpha {
+		if succ >= need && betaAbovePrior(a, succ, n-succ, t.cfg.theta) >= 1-t.cfg.alpha {
 			j.mastered = true
 			break
 		}
@@ -25,6 +67,131 @@ func (t *track) posteriorVerdict(s *kstats) judgement {
 	j.low = 1-betaAbove(succ, s.inWindow-succ, t.cfg.theta) >= 1-t.cfg.alpha
 	j.clear = succ == s.inWindow
 	return j
+}
+
+// leftRecord is what a checkpoint's outcomes said about the learning speed
+// when the curriculum left it as mastered: succ successes and fails
+// failures in all, the final run of successes (since the last failure)
+// beginning at success number first.
+type leftRecord struct{ succ, first, fails int }
+
+// learn records checkpoint k's outcomes as it is left as mastered.
+func (t *track) learn(k int) {
+	s := &t.stats[k]
+	if s.run == 0 {
+		return // left on a failure (a late outcome): no final run to read
+	}
+	t.learnt = append(t.learnt, leftRecord{succ: s.succ, first: s.succ - s.run + 1, fails: s.n - s.succ})
+}
+
+// learntSMin is the fewest successes μ (learntSMinFloor ≤ μ ≤ --min-successes) after
+// which the task's earlier checkpoints reject, at level α, the hypothesis
+// H(μ+1): "the policy needs at least μ+1 successes at a checkpoint, and
+// succeeds at a rate below θ until it has them". Under H(μ+1), in a
+// checkpoint left with s successes whose final run began at success c,
+// successes c, c+1, …, min(μ+1, s) followed each other with no failure
+// between them: x = min(μ+1, s) − c transitions, each made at a rate below
+// θ. So X, the clean transitions of one record, has P(X ≥ x) ≤ θˣ up to
+// its cap min(μ+1, s) − 1 (a geometric variable truncated at the cap),
+// and the records are independent: H(μ+1) is rejected when
+// P(X₁ + … + X_J ≥ the observed total) ≤ α/learntSMinLevel, computed
+// exactly (cleanTail). The test says nothing at p ≥ θ, where clean runs are
+// common before mastery; learntSMinFloor keeps those errors harmless.
+//
+// The records say nothing about checkpoints where the policy is slower
+// than on the ones already left: the rule assumes the task's learning
+// speed does not jump from checkpoint to checkpoint
+// (docs/curriculum.md#the-posterior-rule-default).
+func (t *track) learntSMin() int {
+	caps := make([]int, len(t.learnt))
+	for mu := min(learntSMinFloor, t.cfg.minSuccesses); mu < t.cfg.minSuccesses; mu++ {
+		clean := 0
+		for i, r := range t.learnt {
+			caps[i] = max(0, min(mu+1, r.succ)-1)
+			clean += max(0, min(mu+1, r.succ)-r.first)
+		}
+		if clean > 0 && cleanTail(caps, clean, t.cfg.theta) <= t.cfg.alpha/learntSMinLevel {
+			return mu
+		}
+	}
+	return t.cfg.minSuccesses
+}
+
+// cleanTail is P(X₁ + … + X_J ≥ total) for independent Xᵢ with
+// P(Xᵢ ≥ x) = θˣ for 0 ≤ x ≤ caps[i] and Xᵢ ≤ caps[i].
+func cleanTail(caps []int, total int, theta float64) float64 {
+	dist := []float64{1} // P(sum = s) over the records so far
+	for _, c := range caps {
+		next := make([]float64, len(dist)+c)
+		for s, ps := range dist {
+			if ps == 0 {
+				continue
+			}
+			q := 1.0 // θˣ
+			for x := 0; x <= c; x++ {
+				px := q * (1 - theta) // P(X = x) below the cap
+				if x == c {
+					px = q
+				}
+				next[s+x] += ps * px
+				q *= theta
+			}
+		}
+		dist = next
+	}
+	tail := 0.0
+	for s := total; s < len(dist); s++ {
+		tail += dist[s]
+	}
+	return tail
+}
+
+// slowerThanLearnt reports that checkpoint s fails more than the checkpoints
+// already left make plausible: with q their pooled success rate (Laplace),
+// s.succ or fewer successes in s.n episodes has probability ≤ α. The learnt
+// s_min rests on learning speed not jumping between checkpoints; a step
+// much harder than the ones before it (a hard subtask after easy ones)
+// breaks that, and its clean-run evidence, gathered at a high rate, says
+// nothing about it: without this check, 0.005–0.19 premature moves per run
+// at the hard-subtask points of docs/curriculum.md (the-posterior-rule-default).
+// q counts post-mastery successes too, so it overstates the pre-mastery
+// rate and the check errs towards the first checkpoint's s_min.
+func (t *track) slowerThanLearnt(s *kstats) bool {
+	succ, fails := 0, 0
+	for _, r := range t.learnt {
+		succ, fails = succ+r.succ, fails+r.fails
+	}
+	q := float64(succ+1) / float64(succ+fails+2)
+	return 1-binomAtLeast(s.n, s.succ+1, q) <= t.cfg.alpha
+}
+
+// learntPrior is the pseudo-successes a of the Beta(1 + a, 1) prior on a
+// checkpoint's current rate: the successes in the final runs of the
+// checkpoints already left (the policy's rate once it has learnt a step),
+// at most pooledPriorWeight.
+func (t *track) learntPrior() float64 {
+	a := 0
+	for _, r := range t.learnt {
+		a += r.succ - r.first + 1
+	}
+	return min(float64(a), pooledPriorWeight)
+}
+
+// binomAtLeast is P(Binomial(n, x) ≥ t).
+func binomAtLeast(n, t int, x float64) float64 {
+	if t <= 0 {
+		return 1
+	}
+	if t > n {
+		return 0
+	}
+	return 1 - betaAbove(t-1, n-t, x)
+}
+
+// betaAbovePrior is P(p > x) under Beta(1 + a + s, 1 + f) for an integer
+// a (betaAbove with a extra successes).
+func betaAbovePrior(a float64, s, f int, x float64) float64 {
+	return betaAbove(s+int(a), f, x)
 }
 
 // betaAbove is P(p > x) under Beta(1+s, 1+f), the posterior of s successes

@@ -65,3 +65,128 @@ func TestPosteriorLeavesConstantRateNoMoreOften(t *testing.T) {
 		}
 	}
 }
+
+// withFixedSMin is the posterior rule as before it learnt from earlier
+// checkpoints (s_min and the uniform prior everywhere): the scripted
+// decision tests count on it.
+func withFixedSMin() Option { return func(c *config) error { c.fixedSMin = true; return nil } }
+
+// cleanTail against hand-computed tails.
+func TestCleanTail(t *testing.T) {
+	for _, tc := range []struct {
+		caps  []int
+		total int
+		want  float64
+	}{
+		{[]int{4}, 3, 0.125},                 // θ³
+		{[]int{1, 1, 1}, 3, 0.125},           // Binomial(3, ½) = 3
+		{[]int{2, 2}, 4, 0.0625},             // both at the cap
+		{[]int{3, 1}, 2, 0.25 + 2*0.5*0.125}, // X₁ ≥ 2, or X₁ = 1 and X₂ = 1
+		{[]int{5}, 0, 1},
+	} {
+		assert.InDelta(t, tc.want, cleanTail(tc.caps, tc.total, 0.5), 1e-12, "%v ≥ %d", tc.caps, tc.total)
+	}
+}
+
+// The learnt s_min's error rate: a policy that needs 5 successes and
+// succeeds at θ before them (the worst case of H) — how often do the
+// records of earlier checkpoints make s_min drop below 5? At most α/8 per
+// look, here over 10 checkpoints left after 5 successes each.
+func TestLearntSMinErrorRate(t *testing.T) {
+	cfg := defaults()
+	rng := rand.New(rand.NewPCG(7, 7))
+	const runs = 20_000
+	wrong := 0
+	for range runs {
+		tr := &track{cfg: &cfg}
+		for range 10 {
+			succ, run := 0, 0
+			for succ < 5 {
+				if rng.Float64() < cfg.theta {
+					succ, run = succ+1, run+1
+				} else {
+					run = 0
+				}
+			}
+			tr.learnt = append(tr.learnt, leftRecord{succ: succ, first: succ - run + 1})
+			if tr.learntSMin() < 5 {
+				wrong++
+				break
+			}
+		}
+	}
+	t.Logf("s_min dropped below 5 in %.4f of runs of 10 checkpoints (α/%d = %.4f per look)", float64(wrong)/runs, learntSMinLevel, cfg.alpha/learntSMinLevel)
+	assert.Less(t, float64(wrong)/runs, cfg.alpha)
+}
+
+// learntSMin on hand-made records: what the clean runs of the checkpoints
+// already left prove, never below learntSMinFloor nor above
+// --min-successes. rec(s, c): s successes, the final run from success c.
+func TestLearntSMin(t *testing.T) {
+	rec := func(s, c int) leftRecord { return leftRecord{succ: s, first: c} }
+	many := func(n int, r leftRecord) []leftRecord {
+		var out []leftRecord
+		for range n {
+			out = append(out, r)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		min    int
+		learnt []leftRecord
+		want   int
+	}{
+		{"one record proves nothing", 5, []leftRecord{rec(5, 1)}, 5},
+		// Runs from the 1st and 2nd success: at μ = 4, 4 + 3 clean
+		// transitions (P = 3/256 ≤ α/8 = 1/64); at μ = 3, 3 + 2 of at most
+		// 3 + 3 (P = 3/64 > α/8).
+		{"clean from the 1st and 2nd success", 5, []leftRecord{rec(5, 1), rec(5, 2)}, 4},
+		// Both from the 2nd: at μ = 4, P = 1/32 — enough at α/4, not at α/8.
+		{"twice from the 2nd success", 5, many(2, rec(5, 2)), 5},
+		{"many clean records stop at the floor", 5, many(8, rec(5, 1)), learntSMinFloor},
+		// Every final run began at the 5th success: a failure came right
+		// before each mastery, no clean transition below it.
+		{"failures before every 5th success", 5, many(8, rec(5, 5)), 5},
+		{"floor capped by --min-successes", 2, many(8, rec(5, 1)), 2},
+		{"no record above the floor", 3, many(8, rec(5, 1)), 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := defaults()
+			cfg.minSuccesses = tc.min
+			tr := &track{cfg: &cfg, learnt: tc.learnt}
+			assert.Equal(t, tc.want, tr.learntSMin())
+		})
+	}
+}
+
+// slowerThanLearnt: a checkpoint failing far more than the ones already left
+// does not inherit their s_min. Records: 5 successes, 1 failure each (pooled
+// Laplace rate q = 6/8 for one record, 21/26 for four).
+func TestSlowerThanLearnt(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		records    int
+		succ, fail int
+		want       bool
+	}{
+		{"no outcomes yet", 1, 0, 0, false},
+		{"as fast as before", 1, 3, 1, false},         // P(≤ 3 of 4) = 0.68
+		{"one failure", 1, 0, 1, false},               // P = 1/4 > α
+		{"two failures of two", 1, 0, 2, true},        // P = 1/16 ≤ α
+		{"one success in eight", 1, 1, 7, true},       // a hard step after easy ones: P = 0.0004
+		{"four in six, four records", 4, 4, 2, false}, // P = 0.33
+		{"three in six, four records", 4, 3, 3, true}, // P = 0.090 ≤ α
+		{"three in ten, four records", 4, 3, 7, true}, // P = 0.0007
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := defaults()
+			tr := &track{cfg: &cfg}
+			for range tc.records {
+				tr.learnt = append(tr.learnt, leftRecord{succ: 5, first: 1, fails: 1})
+			}
+			s := &kstats{n: tc.succ + tc.fail, succ: tc.succ}
+			assert.Equal(t, tc.want, tr.slowerThanLearnt(s))
+		})
+	}
+}

@@ -119,7 +119,7 @@ func TestRestoreReproducesRebases(t *testing.T) {
 	for _, s := range Strategies {
 		t.Run(string(s), func(t *testing.T) {
 			rec := &memRecorder{}
-			opts := []Option{WithStrategy(s), WithWindow(4), WithAnchors(3)}
+			opts := []Option{WithStrategy(s), WithWindow(4), WithMinSuccesses(4), WithAnchors(3)}
 			a, err := New(append(opts, WithRecorder(rec))...)
 			require.NoError(t, err)
 			rng := rand.New(rand.NewPCG(3, 4))

@@ -8,6 +8,7 @@ type kstats struct {
 	n        int    // episodes observed
 	succ     int    // successes observed
 	failRun  int    // consecutive failures since the last success
+	run      int    // consecutive successes since the last failure
 	flagged  bool   // failRun reached stuckAfter
 	inWindow int    // min(n, W)
 	// The SPRT rule's running test: the log-likelihood ratio since the
@@ -21,6 +22,9 @@ type track struct {
 	cfg   *config
 	valid []bool // len T
 	stats []kstats
+	// learnt is the evidence on the policy's learning speed: one record
+	// per checkpoint left as mastered (posterior rule, learntSMin).
+	learnt []leftRecord
 	// onMastered, when set, hears every checkpoint a strategy leaves as
 	// mastered (the engine's WithOnMastered hook; unset while restoring).
 	onMastered func(k int)
@@ -48,9 +52,11 @@ func (t *track) record(k int, success bool) {
 		s.window |= 1
 		s.succ++
 		s.failRun = 0
+		s.run++
 		s.flagged = false
 		return
 	}
+	s.run = 0
 	s.failRun++
 	if s.failRun >= t.cfg.stuckAfter {
 		s.flagged = true
@@ -68,6 +74,7 @@ func (t *track) rate(k int) (float64, bool) {
 
 // mastered tells the hook that a strategy left k as mastered.
 func (t *track) mastered(k int) {
+	t.learn(k)
 	if t.onMastered != nil {
 		t.onMastered(k)
 	}

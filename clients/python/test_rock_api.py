@@ -387,10 +387,6 @@ class RockAPITest(unittest.TestCase):
         self.assertEqual((events[0]["k"], events[0]["success"]), (k, True))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class RockCleanupTest(unittest.TestCase):
     """No container remains after the TTL, or after the server is killed
     and restarted."""
@@ -441,3 +437,7 @@ class RockCleanupTest(unittest.TestCase):
         again = RockServer(self.tasks, self.state)  # reaps the dead server's sandboxes before listening
         self.addCleanup(again.stop)
         self.assertFalse(container_exists(cid), "the restarted server removed the dead one's sandbox")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -3,27 +3,31 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
+	"encoding/json"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/examples"
+	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/containerd/containerdtest"
-	"github.com/rbx-sandbox/rbx/server"
-	"github.com/rbx-sandbox/rbx/server/client"
+	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// TestIntegrationContainerdCommands: replay, prefilter and serve with
-// --runtime containerd on a bundled example, and nothing of this process
-// left in the rbx namespace afterwards.
+// TestIntegrationContainerdCommands: replay (with the verifier), prefilter
+// and serve with --runtime containerd on every bundled example, and
+// nothing of this process left in the rbx namespace afterwards. serve is
+// driven by `rbx probe TASK-ID --server` with the expert policy: a reset
+// at the first and the last checkpoint of each example, played to the end
+// and judged by the server's verifier.
 func TestIntegrationContainerdCommands(t *testing.T) {
-	rt := containerdtest.Runtime(t, "rbx/busybox:latest")
+	rt := containerdtest.Runtime(t, "rbx/busybox:latest", "rbx/debian:bookworm")
 	t.Cleanup(func() {
 		left, err := rt.List(context.Background(), map[string]string{sandbox.LabelOwner: sandbox.Owner})
 		assert.NoError(t, err)
@@ -31,39 +35,47 @@ func TestIntegrationContainerdCommands(t *testing.T) {
 	})
 	dir := t.TempDir()
 	require.NoError(t, examples.Extract(dir))
-	traj := filepath.Join(dir, "run-sh-path", "trajectory.json")
+	otp := "otp=" + otpService(t, filepath.Join(dir, "deploy-otp", "task.yaml"))
 	ctx := context.Background()
+	reached := regexp.MustCompile(`reached checkpoint k=(\d+) of (\d+)`)
 
-	t.Run("replay", func(t *testing.T) {
-		var out, errOut bytes.Buffer
-		code := Run(ctx, []string{"replay", traj, "--runtime", "containerd"}, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-		require.Equal(t, exitOK, code, "%s\n%s", out.String(), errOut.String())
-		assert.Contains(t, out.String(), "reached checkpoint k=12 of 12")
-		assert.Contains(t, errOut.String(), "on containerd sandbox")
-	})
+	for _, name := range examples.Names() {
+		t.Run("replay "+name, func(t *testing.T) {
+			args := []string{"replay", filepath.Join(dir, name, "trajectory.json"), "--verify", "--runtime", "containerd", "--service", otp}
+			var out, errOut bytes.Buffer
+			code := Run(ctx, args, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+			require.Equal(t, exitOK, code, "%s\n%s", out.String(), errOut.String())
+			m := reached.FindStringSubmatch(out.String())
+			require.NotNil(t, m, out.String())
+			assert.Equal(t, m[2], m[1], "replayed to the end")
+			assert.Contains(t, errOut.String(), "on containerd sandbox")
+		})
+	}
 	t.Run("prefilter", func(t *testing.T) {
+		args := []string{"prefilter", dir, "--runtime", "containerd", "--repeats", "1", "--service", otp, "--output", "json"}
 		var out, errOut bytes.Buffer
-		code := Run(ctx, []string{"prefilter", traj, "--runtime", "containerd", "--repeats", "1"}, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		code := Run(ctx, args, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 		require.Equal(t, exitOK, code, "%s\n%s", out.String(), errOut.String())
-		assert.Contains(t, out.String(), "kept 1, rejected 0")
+		var rep prefilter.Report
+		require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+		assert.Equal(t, len(examples.Names()), rep.Summary.Kept, "every example kept: %s", out.String())
+		assert.Zero(t, rep.Summary.Rejected)
 	})
 	t.Run("serve", func(t *testing.T) {
-		tasks := filepath.Join(t.TempDir(), "tasks")
-		require.NoError(t, os.CopyFS(filepath.Join(tasks, "run-sh-path"), os.DirFS(filepath.Join(dir, "run-sh-path"))))
-		url := serveInProcess(t, "--tasks", tasks, "--runtime", "containerd", "--addr", "127.0.0.1:0", "--pool", "1",
-			"--state", filepath.Join(t.TempDir(), "state.db"))
-		c, err := client.New(url)
-		require.NoError(t, err)
-		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
-		rr, err := c.Reset(cctx, server.ResetRequest{Task: "run-sh-path", Checkpoint: []byte("11")})
-		require.NoError(t, err)
-		require.Len(t, rr.Episodes, 1)
-		sr, err := c.Step(cctx, rr.Episodes[0].ID, server.StepRequest{ToolCall: &server.ToolCall{Name: "shell", Arguments: []byte(`{"command": "./run.sh"}`)}})
-		require.NoError(t, err)
-		assert.Equal(t, "total=14024\n", sr.Observation.Output)
-		ev, err := c.Evaluate(cctx, rr.Episodes[0].ID)
-		require.NoError(t, err)
-		assert.True(t, ev.Success)
+		url := serveInProcess(t, "--tasks", dir, "--runtime", "containerd", "--addr", "127.0.0.1:0", "--pool", "1",
+			"--service", otp, "--state", filepath.Join(t.TempDir(), "state.db"))
+		for _, name := range examples.Names() {
+			trs, err := trajectory.Load(filepath.Join(dir, name, "trajectory.json"))
+			require.NoError(t, err)
+			last := strconv.Itoa(len(trs[0].Steps) - 1)
+			code, out, errOut := runRBX(t, "probe", name, "--server", url, "--policy", "expert", "--rollouts", "1",
+				"--checkpoints", "0,"+last, "--concurrency", "2", "--output", "json")
+			require.Equal(t, exitOK, code, "%s: %s", name, errOut)
+			r := decodeProbe(t, out)
+			require.Len(t, r.Points, 2, out)
+			for _, p := range r.Points {
+				assert.Equal(t, 1.0, p.PHat, "%s at k=%d: the expert finishes and the verifier passes", name, p.K)
+			}
+		}
 	})
 }

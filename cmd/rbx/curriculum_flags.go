@@ -22,7 +22,7 @@ func (c *curriculumFlags) register(cmd *cobra.Command) {
 	f.StringVar(&c.decision, "decision", string(curriculum.DecisionPosterior),
 		"when a checkpoint counts as mastered: posterior (P(p > θ) ≥ 1−α on recent outcomes), window (p̂ ≥ θ_high over --window) or sprt (Wald's test of θ−δ against θ+δ)")
 	f.Float64Var(&c.alpha, "alpha", 0.125, "posterior rule: error rate α; move on when P(p > θ) ≥ 1−α, bottleneck when P(p < θ) ≥ 1−α")
-	f.IntVar(&c.minSuccesses, "min-successes", 4, "posterior rule: s_min, the fewest successes it moves on with (the rewards a skill takes at least)")
+	f.IntVar(&c.minSuccesses, "min-successes", 5, "posterior rule: s_min on a task's first checkpoint, and the most it asks later (it learns a smaller one from the checkpoints already left)")
 	f.Float64Var(&c.sprtAlpha, "sprt-alpha", 0.05, "sprt rule: error rate of both decisions (move on at θ−δ, bottleneck at θ+δ)")
 	f.Float64Var(&c.delta, "delta", 0.25, "sprt rule: tests p0 = θ−δ against p1 = θ+δ")
 	f.Float64Var(&c.theta, "theta", 0.5, "θ: a checkpoint whose success rate is below it is a bottleneck")

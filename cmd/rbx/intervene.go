@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rbx-sandbox/rbx/corpus"
 	"github.com/rbx-sandbox/rbx/intervene"
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/pool"
@@ -24,6 +23,7 @@ import (
 // probe, the intervener's under iv.
 type interveneOptions struct {
 	arg, trajectory, out, output  string
+	tasks                         string
 	server, serverToken           string
 	pol, iv                       probeOptions
 	k, rollouts, budget, attempts int
@@ -38,7 +38,7 @@ type interveneOptions struct {
 func newInterveneCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 	o := &interveneOptions{}
 	cmd := &cobra.Command{
-		Use:   "intervene TASK_OR_TRAJECTORY --policy P --intervener I",
+		Use:   "intervene TASK-ID|PATH --policy P --intervener I",
 		Short: "Rollout-time intervention: turn a policy's failed rollouts into verified successes with a marked intervened share",
 		Long: `Intervene rolls a policy out from checkpoint k of a task's reference trajectory. For every
 rollout that fails the verifier, it scores the task's rubric after each of the rollout's
@@ -54,7 +54,8 @@ the intervener's flags are --intervener-noise, --intervener-base-url, --interven
 --intervener-cmd (the openai ones default to the policy's). --out DIR writes the kept
 trajectories natively (trajectories.jsonl), as OpenAI chats with a per-message "intervened"
 flag (openai.jsonl) and as ATIF (atif.jsonl), and the dropped ones (dropped.jsonl).`,
-		Example: `  rbx intervene examples/run-sh-path --policy noisy --noise 9=1 --intervener expert --checkpoint 4 --out rti/
+		Example: `  rbx intervene run-sh-path --tasks examples --policy noisy --noise 9=1 --intervener expert --checkpoint 4 --out rti/
+  rbx intervene examples/run-sh-path --policy noisy --noise 9=1 --intervener expert
   rbx intervene task.yaml --policy openai --base-url http://127.0.0.1:8000/v1 --model qwen \
       --intervener openai --intervener-model big --rollouts 16 --output json`,
 		Args: exactArgs(1),
@@ -64,6 +65,7 @@ flag (openai.jsonl) and as ATIF (atif.jsonl), and the dropped ones (dropped.json
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&o.tasks, "tasks", "", "directory a task id is looked up in (default $RBX_TASKS, else the current directory)")
 	f.StringVar(&o.trajectory, "trajectory", "", "trajectory id (in a JSONL file, or among the task's), or a trajectory file for a task")
 	f.StringVar(&o.pol.policy, "policy", "", "the policy rolled out: expert, noisy, openai or cmd (required)")
 	f.StringVar(&o.iv.policy, "intervener", "expert", "the intervener: expert, noisy, openai or cmd")
@@ -152,7 +154,7 @@ func runIntervene(ctx context.Context, s Streams, log *slog.Logger, o *intervene
 	if _, err := intervene.New(nil, pol, iv, opts...); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err) // flag values out of range
 	}
-	in, err := corpus.Locate(o.arg, o.trajectory)
+	in, err := locateTask(o.arg, o.trajectory, tasksDir(o.tasks))
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}

@@ -62,3 +62,22 @@ func TestInterveneNoisyCLI(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, 2, strings.Count(stdout, `"intervened": true`), stdout)
 }
+
+// TestInterveneTaskID: the TASK argument is a task id looked up under
+// --tasks as for probe; an unknown id is a usage error naming the close
+// matches.
+func TestInterveneTaskID(t *testing.T) {
+	ex := filepath.Join("..", "..", "examples")
+	run := []string{"--runtime", "local", "--policy", "noisy", "--noise", "9=1", "--intervener", "expert",
+		"--checkpoint", "4", "--rollouts", "1", "--budget", "1", "--output", "json"}
+	code, stdout, errOut := runRBX(t, append([]string{"intervene", "run-sh-path", "--tasks", ex}, run...)...)
+	require.Equal(t, exitOK, code, errOut)
+	var res struct{ Rollouts, Rescued int }
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)
+	assert.Equal(t, 1, res.Rollouts)
+	assert.Equal(t, 1, res.Rescued)
+
+	code, _, errOut = runRBX(t, append([]string{"intervene", "run-sh-pat", "--tasks", ex}, run...)...)
+	assert.Equal(t, exitUsage, code, errOut)
+	assert.Contains(t, errOut, "run-sh-path", "the close match is named")
+}

@@ -10,29 +10,33 @@ import (
 	"github.com/rbx-sandbox/rbx/prefilter"
 )
 
-// tasksDir is --tasks, else $RBX_TASKS, else the current directory.
-func (o *probeOptions) tasksDir() string {
+// tasksDir is --tasks (flag), else $RBX_TASKS, else the current directory.
+func tasksDir(flag string) string {
 	switch {
-	case o.tasks != "":
-		return o.tasks
+	case flag != "":
+		return flag
 	case os.Getenv("RBX_TASKS") != "":
 		return os.Getenv("RBX_TASKS")
 	}
 	return "."
 }
 
-// locate resolves the argument: a path (a task directory or file, a
-// trajectory file) as before, else a task id looked up under tasksDir;
-// its reference is the task's first valid trajectory in discovery order,
-// the one `rbx serve` would serve, unless --trajectory names another.
+// locate resolves probe's argument (see locateTask).
 func (o *probeOptions) locate() (corpus.Input, error) {
-	if _, err := os.Stat(o.arg); err == nil || strings.ContainsRune(o.arg, os.PathSeparator) {
-		return corpus.Locate(o.arg, o.trajectory)
+	return locateTask(o.arg, o.trajectory, tasksDir(o.tasks))
+}
+
+// locateTask resolves a command's TASK argument: a path (a task directory
+// or file, a trajectory file), else a task id looked up under dir; its
+// reference is the task's first valid trajectory in discovery order, the
+// one `rbx serve` would serve, unless trajectory names another.
+func locateTask(arg, trajectory, dir string) (corpus.Input, error) {
+	if _, err := os.Stat(arg); err == nil || strings.ContainsRune(arg, os.PathSeparator) {
+		return corpus.Locate(arg, trajectory)
 	}
-	dir := o.tasksDir()
 	items, err := prefilter.Discover(dir)
 	if err != nil {
-		return corpus.Input{}, fmt.Errorf("%w: task %q: %v", corpus.ErrInput, o.arg, err)
+		return corpus.Input{}, fmt.Errorf("%w: task %q: %v", corpus.ErrInput, arg, err)
 	}
 	known := map[string]bool{}
 	var ids []string
@@ -44,14 +48,14 @@ func (o *probeOptions) locate() (corpus.Input, error) {
 			known[it.Task.ID] = true
 			ids = append(ids, it.Task.ID)
 		}
-		if it.Task.ID == o.arg && (o.trajectory == "" || it.Traj.ID == o.trajectory) {
+		if it.Task.ID == arg && (trajectory == "" || it.Traj.ID == trajectory) {
 			return corpus.Input{TrajectoryPath: it.Key.File, ID: it.Traj.ID}, nil
 		}
 	}
-	if known[o.arg] {
-		return corpus.Input{}, fmt.Errorf("%w: task %q under %s has no trajectory %q", corpus.ErrInput, o.arg, dir, o.trajectory)
+	if known[arg] {
+		return corpus.Input{}, fmt.Errorf("%w: task %q under %s has no trajectory %q", corpus.ErrInput, arg, dir, trajectory)
 	}
-	return corpus.Input{}, fmt.Errorf("%w: %s", corpus.ErrInput, unknownTask(o.arg, dir, ids))
+	return corpus.Input{}, fmt.Errorf("%w: %s", corpus.ErrInput, unknownTask(arg, dir, ids))
 }
 
 // unknownTask says that id is neither a path nor a task under dir, with

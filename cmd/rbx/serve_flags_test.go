@@ -47,7 +47,7 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"bad alpha", []string{"serve", "--tasks", dir, "--alpha", "0.5"}, "--alpha"},
 		{"bad sprt alpha", []string{"serve", "--tasks", dir, "--sprt-alpha", "0"}, "--sprt-alpha"},
 		{"bad min successes", []string{"serve", "--tasks", dir, "--min-successes", "0"}, "--min-successes"},
-		{"min successes above window", []string{"serve", "--tasks", dir, "--window", "3"}, "min-successes 4 above window 3"},
+		{"min successes above window", []string{"serve", "--tasks", dir, "--window", "3"}, "min-successes 5 above window 3"},
 		{"bad delta", []string{"serve", "--tasks", dir, "--delta", "0"}, "--delta"},
 		{"bad window", []string{"serve", "--tasks", dir, "--window", "65"}, "--window"},
 		{"theta above theta-high", []string{"serve", "--tasks", dir, "--theta", "0.7"}, "theta 0.7 above theta-high 0.625"},
