@@ -4,18 +4,25 @@
 # kube-controller-manager, kube-scheduler and kubelet (built from the Go
 # module proxy by scripts/k8s/build.sh, cached), a second containerd with
 # CRI (own root, state and socket; Docker's has CRI off), bridge CNI (Debian
-# containernetworking-plugins), and rbx's images imported into its k8s.io
-# namespace. See docs/kubernetes.md.
+# containernetworking-plugins), and rbx's images in its k8s.io namespace:
+# imported from Docker, or pulled from a loopback registry when
+# RBX_K8S_REGISTRY names one. See docs/kubernetes.md.
 #
 #   scripts/k8s-cluster.sh up      start (idempotent: a running cluster is kept)
-#   scripts/k8s-cluster.sh down    stop everything and restore the host
+#   scripts/k8s-cluster.sh down    check that no rbx.managed pod or lease is
+#                                  left, stop everything, restore the host and
+#                                  check it is as before (exit 1 if not)
 #   scripts/k8s-cluster.sh status  print whether it runs
-#   scripts/k8s-cluster.sh env     print the export line for KUBECONFIG
+#   scripts/k8s-cluster.sh env     print the export lines for KUBECONFIG and
+#                                  RBX_K8S_REGISTRY_HOSTS
 #   scripts/k8s-cluster.sh kubeconfig  print the kubeconfig path
 #
 # Environment: RBX_K8S_DIR (state, default /tmp/rbx-k8s), K8S_VERSION
 # (default v1.34.4: 1.35+ refuses cgroup v1), RBX_K8S_IMAGES (images to
-# import from Docker; default rbx/busybox:latest rbx/debian:bookworm).
+# import from Docker; default rbx/busybox:latest rbx/debian:bookworm),
+# RBX_K8S_REGISTRY (host:port of a registry on loopback, e.g. one started
+# with Debian's docker-registry: the images are pushed there and the CRI
+# containerd pulls them over plain HTTP instead of importing them).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -28,6 +35,11 @@ BRIDGE=rbxk8s0
 NS=rbx
 IMAGES=${RBX_K8S_IMAGES:-rbx/busybox:latest rbx/debian:bookworm}
 PAUSE=rbx.local/pause:1
+REGISTRY=${RBX_K8S_REGISTRY:-}
+# containerd's hosts directory (CRI registry config_path), read at every
+# pull: a hosts.toml per registry host, so tests can add a loopback
+# registry of their own (sandbox/kubernetes/k8stest.TrustRegistry).
+HOSTS=$D/containerd/certs.d
 export KUBECONFIG=$D/admin.kubeconfig
 # The sysctls the kubelet (setupKernelTunables) and the bridge plugin set.
 SYSCTLS="vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward"
@@ -127,6 +139,8 @@ state = "$D/containerd/state"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
         Root = "$D/runc"
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$HOSTS"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$D/cni/net.d"
@@ -138,12 +152,35 @@ EOF
   "ipam":{"type":"host-local","dataDir":"$D/cni/ipam","ranges":[[{"subnet":"10.244.0.0/24"}]],"routes":[{"dst":"0.0.0.0/0"}]}},
  {"type":"loopback"}]}
 EOF
+	mkdir -p "$HOSTS"
+	[ -z "$REGISTRY" ] || trust_registry "$REGISTRY"
 	start containerd containerd --config "$D/containerd/config.toml"
 	waitfor 30 containerd ctr -a "$SOCK" version
 }
 
-# import_images: the pause image (built here) and rbx's images from Docker,
-# each skipped when the same image id was imported before.
+# trust_registry HOST: the CRI pulls from HOST (a loopback registry) over
+# plain HTTP; the same file as k8stest.HostsTOML.
+trust_registry() {
+	case $1 in 127.0.0.1:*|localhost:*) ;; *) die "registry $1: only a loopback registry (127.0.0.1:PORT) is trusted over plain HTTP" ;; esac
+	mkdir -p "$HOSTS/$1"
+	printf 'server = "http://%s"\n\n[host."http://%s"]\n  capabilities = ["pull", "resolve"]\n  skip_verify = true\n' "$1" "$1" >"$HOSTS/$1/hosts.toml"
+}
+
+# registry_image IMG: push Docker's IMG to $REGISTRY, have containerd pull
+# it from there through the hosts directory, and name it IMG on the node
+# (pods use rbx's local names, imagePullPolicy Never).
+registry_image() {
+	local img=$1 remote=$REGISTRY/$1
+	docker tag "$img" "$remote"
+	docker push -q "$remote" >/dev/null || { docker rmi "$remote" >/dev/null 2>&1; die "push $img to $REGISTRY failed"; }
+	docker rmi "$remote" >/dev/null
+	ctr -a "$SOCK" -n k8s.io images pull --hosts-dir "$HOSTS" "$remote" >/dev/null
+	ctr -a "$SOCK" -n k8s.io images tag --force "$remote" "docker.io/$img" >/dev/null
+}
+
+# import_images: the pause image (built here) and rbx's images from Docker
+# (through $REGISTRY when set), each skipped when the same image id was
+# brought in before.
 import_images() {
 	local pause=$D/images/pause
 	mkdir -p "$pause" "$D/images"
@@ -163,8 +200,13 @@ import_images() {
 		fi
 		mark=$D/images/$(echo "$img" | tr '/:' '__').id
 		[ "$(cat "$mark" 2>/dev/null)" = "$id" ] && continue
-		log "importing $img"
-		docker save "$img" | ctr -a "$SOCK" -n k8s.io images import - >/dev/null
+		if [ -n "$REGISTRY" ]; then
+			log "pulling $img from $REGISTRY"
+			registry_image "$img"
+		else
+			log "importing $img"
+			docker save "$img" | ctr -a "$SOCK" -n k8s.io images import - >/dev/null
+		fi
 		echo "$id" >"$mark"
 	done
 }
@@ -240,7 +282,7 @@ cmd_up() {
 	need_packages
 	"$here/k8s/build.sh" >&2
 	# A failed start leaves nothing running: the logs are shown, then down.
-	trap 'rc=$?; trap - ERR; log "up failed (exit $rc)"; tail -n 20 "$D"/logs/*.log >&2 2>/dev/null || true; cmd_down; exit $rc' ERR
+	trap 'rc=$?; trap - ERR; log "up failed (exit $rc)"; tail -n 20 "$D"/logs/*.log >&2 2>/dev/null || true; cmd_down || true; exit $rc' ERR
 	mkdir -p "$D/logs" "$D/pids"
 	# What down restores: the sysctls, and the host paths the kubelet and
 	# libcni create when they do not exist yet.
@@ -274,10 +316,50 @@ stop() {
 	rm -f "$D/pids/$1"
 }
 
+# left_in_cluster: what a test run must not leave, listed before down
+# deletes it: pods labelled rbx.managed (in any namespace) and the owner
+# heartbeat leases rbx keeps while it has sandboxes.
+left_in_cluster() {
+	local what path
+	for what in "pods:/api/v1/pods?labelSelector=rbx.managed" "leases:/apis/coordination.k8s.io/v1/leases?labelSelector=rbx.heartbeat-owner"; do
+		path=${what#*:}
+		api "$path" 2>/dev/null | python3 -c 'import json,sys
+for i in json.load(sys.stdin)["items"]: print(sys.argv[1], i["metadata"]["namespace"] + "/" + i["metadata"]["name"])' "${what%%:*}" || true
+	done
+}
+
+# host_left: what the host keeps of the cluster after down, compared with
+# host.before: processes naming the state directory, mounts under it, the
+# bridge, the kubelet's cgroups, changed sysctls, created host paths.
+host_left() {
+	local p ctl kind a b
+	for p in $(pgrep -f -- "$D/" || true); do
+		[ "$p" = $$ ] || echo "process $p: $(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null | cut -c1-120)"
+	done
+	awk -v d="$D/" 'index($2, d) == 1 {print "mount " $2}' /proc/mounts
+	ip link show "$BRIDGE" >/dev/null 2>&1 && echo "link $BRIDGE"
+	for ctl in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/unified/kubepods; do
+		[ -d "$ctl" ] && echo "cgroup $ctl"
+	done
+	if [ -f "$D/host.before" ]; then
+		while read -r kind a b; do
+			[ "$kind" = sysctl ] && [ "$(sysctl -n "$a")" != "$b" ] && echo "sysctl $a=$(sysctl -n "$a") (was $b)"
+		done <"$D/host.before"
+		for p in /var/lib/kubelet /var/lib/cni; do
+			grep -q "^existed $p\$" "$D/host.before" || { [ -e "$p" ] && echo "path $p"; }
+		done
+	fi
+	true
+}
+
 cmd_down() {
 	[ -d "$D" ] || { log "not running"; return 0; }
-	# Pods first, through the API, while the kubelet can still stop them.
+	local left="" hostleft
+	# Pods first, through the API, while the kubelet can still stop them;
+	# but first what the run left behind, which is an error.
 	if running apiserver; then
+		left=$(left_in_cluster)
+		[ -z "$left" ] || log "ERROR: left in the cluster after the run:"$'\n'"$left"
 		local nss
 		nss=$(api /api/v1/namespaces 2>/dev/null | python3 -c 'import json,sys; print(" ".join(i["metadata"]["name"] for i in json.load(sys.stdin)["items"]))' 2>/dev/null) || true
 		for ns in $nss; do api "/api/v1/namespaces/$ns/pods?gracePeriodSeconds=0" -X DELETE >/dev/null 2>&1 || true; done
@@ -316,8 +398,15 @@ cmd_down() {
 		grep -q '^existed /var/lib/kubelet$' "$D/host.before" || rm -rf /var/lib/kubelet
 		grep -q '^existed /var/lib/cni$' "$D/host.before" || rm -rf /var/lib/cni
 	fi
+	hostleft=$(host_left)
 	rm -rf "$D"
-	log "down"
+	[ ! -e "$D" ] || hostleft+=$'\n'"path $D"
+	[ -z "$hostleft" ] || log "ERROR: the host is not as before:"$'\n'"$hostleft"
+	if [ -n "$left" ] || [ -n "$hostleft" ]; then
+		log "down (with leftovers, see above)"
+		return 1
+	fi
+	log "down; no rbx.managed pod or lease was left, the host is as before"
 }
 
 cmd_status() {
@@ -332,7 +421,7 @@ case ${1:-} in
 up) cmd_up ;;
 down) cmd_down ;;
 status) cmd_status ;;
-env) echo "export KUBECONFIG=$KUBECONFIG" ;;
+env) echo "export KUBECONFIG=$KUBECONFIG RBX_K8S_REGISTRY_HOSTS=$HOSTS" ;;
 kubeconfig) echo "$KUBECONFIG" ;;
 *) echo "usage: $0 up|down|status|env|kubeconfig" >&2; exit 2 ;;
 esac

@@ -23,8 +23,9 @@ import (
 
 // TestIntegrationKubernetesCommands: every bundled example replays and
 // passes its verifier with --runtime kubernetes; serve answers a reset
-// from its warm pool; gc removes a pod left by a dead owner; and no pod of
-// this process is left on the cluster afterwards.
+// from its warm pool; gc removes a pod left by a dead owner, of this host
+// (by /proc) or of another (by its stale Lease); and no pod of this process
+// is left on the cluster afterwards.
 func TestIntegrationKubernetesCommands(t *testing.T) {
 	rt := k8stest.Runtime(t)
 	t.Cleanup(func() { k8stest.NoneLeft(t, rt) })
@@ -87,5 +88,37 @@ func TestIntegrationKubernetesCommands(t *testing.T) {
 		left, err := rt.List(ctx, map[string]string{sandbox.LabelOwner: dead})
 		require.NoError(t, err)
 		assert.Empty(t, left, "gc removed the dead owner's pod")
+	})
+	t.Run("gc by lease", func(t *testing.T) {
+		// An owner of another host (a restarted in-cluster rbx serve pod):
+		// /proc cannot tell, its Lease can. Fresh, its pod is spared; once
+		// the lease is older than --heartbeat-max-age, plain gc removes the
+		// pod and the lease.
+		gone := "rbx-serve-5d8f9-old_1_4242"
+		other := k8stest.Runtime(t, kubernetes.WithOwner(gone), kubernetes.WithHeartbeatEvery(time.Hour))
+		t.Cleanup(func() { assert.NoError(t, other.ForgetHeartbeat(context.Background(), gone)) })
+		sb, err := other.Create(ctx, sandbox.Spec{Image: "rbx/busybox:latest", Mode: sandbox.ModeExec})
+		t.Cleanup(func() {
+			if sb != nil {
+				_ = sb.Remove(context.Background())
+			}
+		})
+		require.NoError(t, err)
+		gc := func() string {
+			t.Helper()
+			var out, errOut bytes.Buffer
+			code := Run(ctx, append([]string{"gc"}, k8sArgs...), Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+			require.Equal(t, exitOK, code, "%s\n%s", out.String(), errOut.String())
+			return out.String()
+		}
+		assert.NotContains(t, gc(), sb.ID()[:12], "a fresh lease: the owner is alive")
+		require.NoError(t, other.Beat(ctx, gone, time.Now().Add(-10*time.Minute)))
+		assert.Contains(t, gc(), sb.ID()[:12], "a stale lease: the owner is dead")
+		left, err := rt.List(ctx, map[string]string{sandbox.LabelOwner: gone})
+		require.NoError(t, err)
+		assert.Empty(t, left, "gc removed the pod of the owner elsewhere")
+		beats, err := rt.Heartbeats(ctx)
+		require.NoError(t, err)
+		assert.NotContains(t, beats, gone, "and its lease")
 	})
 }

@@ -106,8 +106,11 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 	}, nil
 }
 
-// pullPolicy maps rbx's pull policy onto imagePullPolicy; rbx/* images are
-// built locally and never pulled (sandbox.PullPolicy.Effective).
+// pullPolicy maps rbx's pull policy onto imagePullPolicy, for the sandbox
+// and the tools image alike. rbx/* images are built locally and never
+// pulled (sandbox.PullPolicy.Effective, as on Docker and containerd); the
+// same image pushed to a registry and named by its registry reference
+// ("127.0.0.1:5000/rbx/busybox:latest") follows p.
 func pullPolicy(p sandbox.PullPolicy, ref string) corev1.PullPolicy {
 	switch p.Effective(ref) {
 	case sandbox.PullAlways:

@@ -42,6 +42,7 @@ type Runtime struct {
 	namespace string
 	host      string
 	cfg       config
+	beat      *sandbox.Heartbeat // started by the first Create
 }
 
 type config struct {
@@ -56,6 +57,7 @@ type config struct {
 	startTimeout time.Duration
 	requests     Requests
 	progress     io.Writer
+	beatEvery    time.Duration
 }
 
 // Requests are the resources each pod requests from the scheduler; the
@@ -136,7 +138,9 @@ func WithOwner(owner string) Option {
 }
 
 // WithPullPolicy sets the pods' imagePullPolicy (default sandbox.PullNever:
-// the image must be on the node). rbx/* images are never pulled.
+// the image must be on the node): never → Never, missing → IfNotPresent,
+// always → Always. rbx/* images are never pulled; name them by a registry
+// reference to have the nodes pull them.
 func WithPullPolicy(p sandbox.PullPolicy) Option {
 	return func(c *config) error {
 		if _, err := sandbox.ParsePullPolicy(string(p)); err != nil {
@@ -183,6 +187,19 @@ func WithRequests(r Requests) Option {
 	}
 }
 
+// WithHeartbeatEvery sets how often the owner's lease is renewed once the
+// runtime created a sandbox (default sandbox.DefaultHeartbeatEvery); see
+// HeartbeatStore.
+func WithHeartbeatEvery(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("heartbeat interval %v: must be positive", d)
+		}
+		c.beatEvery = d
+		return nil
+	}
+}
+
 // New connects to the cluster and checks that the namespace exists.
 func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 	c := config{
@@ -208,6 +225,7 @@ func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 		return nil, fmt.Errorf("kubernetes runtime: %w", err)
 	}
 	r := &Runtime{cs: cs, rest: rc, namespace: ns, host: rc.Host, cfg: c}
+	r.beat = sandbox.NewHeartbeat(r, c.owner, c.beatEvery, c.log)
 	if err := r.ping(ctx); err != nil {
 		return nil, fmt.Errorf("kubernetes runtime: %w", err)
 	}
@@ -227,6 +245,17 @@ func (r *Runtime) Namespace() string { return r.namespace }
 // Clientset returns the client, for tests and tools.
 func (r *Runtime) Clientset() k8s.Interface { return r.cs }
 
-// Close releases nothing: client-go's connections are pooled per process.
-// Pods are left alone.
-func (r *Runtime) Close() error { return nil }
+// closeTimeout bounds what Close asks the API (the heartbeat's end).
+const closeTimeout = 5 * time.Second
+
+// Close ends the owner's heartbeat, deleting its lease when the owner has
+// no pod left; client-go's connections are pooled per process. Pods are
+// left alone.
+func (r *Runtime) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	if err := r.beat.End(ctx, r); err != nil {
+		r.cfg.log.Warn("end heartbeat", "owner", r.cfg.owner, "err", err)
+	}
+	return nil
+}
