@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,20 +36,7 @@ func TestIntegrationContainerdCommands(t *testing.T) {
 	require.NoError(t, examples.Extract(dir))
 	otp := "otp=" + otpService(t, filepath.Join(dir, "deploy-otp", "task.yaml"))
 	ctx := context.Background()
-	reached := regexp.MustCompile(`reached checkpoint k=(\d+) of (\d+)`)
-
-	for _, name := range examples.Names() {
-		t.Run("replay "+name, func(t *testing.T) {
-			args := []string{"replay", filepath.Join(dir, name, "trajectory.json"), "--verify", "--runtime", "containerd", "--service", otp}
-			var out, errOut bytes.Buffer
-			code := Run(ctx, args, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-			require.Equal(t, exitOK, code, "%s\n%s", out.String(), errOut.String())
-			m := reached.FindStringSubmatch(out.String())
-			require.NotNil(t, m, out.String())
-			assert.Equal(t, m[2], m[1], "replayed to the end")
-			assert.Contains(t, errOut.String(), "on containerd sandbox")
-		})
-	}
+	replayEveryExample(t, dir, "containerd", otp, "--runtime", "containerd")
 	t.Run("prefilter", func(t *testing.T) {
 		args := []string{"prefilter", dir, "--runtime", "containerd", "--repeats", "1", "--service", otp, "--output", "json"}
 		var out, errOut bytes.Buffer

@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -34,23 +33,7 @@ func TestIntegrationKubernetesCommands(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, examples.Extract(dir))
 	ctx := context.Background()
-	reached := regexp.MustCompile(`reached checkpoint k=(\d+) of (\d+)`)
-
-	for _, name := range examples.Names() {
-		t.Run("replay "+name, func(t *testing.T) {
-			args := append([]string{"replay", filepath.Join(dir, name, "trajectory.json"), "--verify"}, k8sArgs...)
-			if name == "deploy-otp" {
-				args = append(args, "--service", "otp="+otpService(t, filepath.Join(dir, name, "task.yaml")))
-			}
-			var out, errOut bytes.Buffer
-			code := Run(ctx, args, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-			require.Equal(t, exitOK, code, "%s\n%s", out.String(), errOut.String())
-			m := reached.FindStringSubmatch(out.String())
-			require.NotNil(t, m, out.String())
-			assert.Equal(t, m[2], m[1], "replayed to the end")
-			assert.Contains(t, errOut.String(), "on kubernetes sandbox")
-		})
-	}
+	replayEveryExample(t, dir, "kubernetes", "otp="+otpService(t, filepath.Join(dir, "deploy-otp", "task.yaml")), k8sArgs...)
 	t.Run("serve", func(t *testing.T) {
 		tasks := filepath.Join(t.TempDir(), "tasks")
 		require.NoError(t, os.CopyFS(filepath.Join(tasks, "run-sh-path"), os.DirFS(filepath.Join(dir, "run-sh-path"))))
