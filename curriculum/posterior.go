@@ -11,7 +11,8 @@ import "math/bits"
 // the checkpoint's own.
 const pooledPriorWeight = 2
 
-// learntSMinFloor is the fewest successes the learnt s_min asks for.
+// LearntSMinFloor is the fewest successes the learnt s_min asks for (rbx
+// simulate names it in its decision line).
 // Sequential leaves a checkpoint only after s_min successes there, and each
 // of them also rewards every later step: a step left with s_min rewards has
 // at least 2·s_min by the time the curriculum leaves the checkpoint before
@@ -23,7 +24,7 @@ const pooledPriorWeight = 2
 // borrowed prior, two or three unmastered steps pile up (p² < θ at p < 0.71):
 // 0.11–0.43 premature moves per run at (12, 0.7, 4), (10, 0.6, 3),
 // (16, 0.8, 5) (docs/curriculum.md#the-posterior-rule-default).
-const learntSMinFloor = 3
+const LearntSMinFloor = 3
 
 // learntSMinLevel is the learnt s_min's error rate as a fraction of α: at
 // α/4, m = 4–5 below θ kept a premature move in 1 run of 400 ((6, 0.4, 4),
@@ -84,7 +85,7 @@ func (t *track) learn(k int) {
 	t.learnt = append(t.learnt, leftRecord{succ: s.succ, first: s.succ - s.run + 1, fails: s.n - s.succ})
 }
 
-// learntSMin is the fewest successes μ (learntSMinFloor ≤ μ ≤ --min-successes) after
+// learntSMin is the fewest successes μ (LearntSMinFloor ≤ μ ≤ --min-successes) after
 // which the task's earlier checkpoints reject, at level α, the hypothesis
 // H(μ+1): "the policy needs at least μ+1 successes at a checkpoint, and
 // succeeds at a rate below θ until it has them". Under H(μ+1), in a
@@ -96,7 +97,7 @@ func (t *track) learn(k int) {
 // and the records are independent: H(μ+1) is rejected when
 // P(X₁ + … + X_J ≥ the observed total) ≤ α/learntSMinLevel, computed
 // exactly (cleanTail). The test says nothing at p ≥ θ, where clean runs are
-// common before mastery; learntSMinFloor keeps those errors harmless.
+// common before mastery; LearntSMinFloor keeps those errors harmless.
 //
 // The records say nothing about checkpoints where the policy is slower
 // than on the ones already left: the rule assumes the task's learning
@@ -104,7 +105,7 @@ func (t *track) learn(k int) {
 // (docs/curriculum.md#the-posterior-rule-default).
 func (t *track) learntSMin() int {
 	caps := make([]int, len(t.learnt))
-	for mu := min(learntSMinFloor, t.cfg.minSuccesses); mu < t.cfg.minSuccesses; mu++ {
+	for mu := min(LearntSMinFloor, t.cfg.minSuccesses); mu < t.cfg.minSuccesses; mu++ {
 		clean := 0
 		for i, r := range t.learnt {
 			caps[i] = max(0, min(mu+1, r.succ)-1)

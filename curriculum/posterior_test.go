@@ -120,7 +120,7 @@ func TestLearntSMinErrorRate(t *testing.T) {
 }
 
 // learntSMin on hand-made records: what the clean runs of the checkpoints
-// already left prove, never below learntSMinFloor nor above
+// already left prove, never below LearntSMinFloor nor above
 // --min-successes. rec(s, c): s successes, the final run from success c.
 func TestLearntSMin(t *testing.T) {
 	rec := func(s, c int) leftRecord { return leftRecord{succ: s, first: c} }
@@ -144,7 +144,7 @@ func TestLearntSMin(t *testing.T) {
 		{"clean from the 1st and 2nd success", 5, []leftRecord{rec(5, 1), rec(5, 2)}, 4},
 		// Both from the 2nd: at μ = 4, P = 1/32 — enough at α/4, not at α/8.
 		{"twice from the 2nd success", 5, many(2, rec(5, 2)), 5},
-		{"many clean records stop at the floor", 5, many(8, rec(5, 1)), learntSMinFloor},
+		{"many clean records stop at the floor", 5, many(8, rec(5, 1)), LearntSMinFloor},
 		// Every final run began at the 5th success: a failure came right
 		// before each mastery, no clean transition below it.
 		{"failures before every 5th success", 5, many(8, rec(5, 5)), 5},

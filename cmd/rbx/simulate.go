@@ -230,9 +230,9 @@ func decisionLine(p map[string]any) string {
 		th, d := p["theta"].(float64), p["delta"].(float64)
 		return fmt.Sprintf("sprt (p0 = θ−δ = %.3g against p1 = θ+δ = %.3g, error rates %v)", th-d, th+d, p["sprt_alpha"])
 	}
-	later := "" // the learnt s_min: down to 3 (curriculum.learntSMinFloor)
-	if ms, ok := p["min_successes"].(int); ok && ms > 3 {
-		later = ", later down to ≥ 3 as learnt from the checkpoints left"
+	later := "" // the learnt s_min, down to curriculum.LearntSMinFloor
+	if ms, ok := p["min_successes"].(int); ok && ms > curriculum.LearntSMinFloor {
+		later = fmt.Sprintf(", later down to ≥ %d as learnt from the checkpoints left", curriculum.LearntSMinFloor)
 	}
 	return fmt.Sprintf("posterior (P(p > θ = %v) ≥ 1−α, α = %v, on a run of the last W = %v outcomes with ≥ %v successes%s)",
 		p["theta"], p["alpha"], p["window"], p["min_successes"], later)
