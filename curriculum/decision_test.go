@@ -150,6 +150,7 @@ func TestDecisionOptions(t *testing.T) {
 		{WithDecision("vote")},
 		{WithAlpha(0)}, {WithAlpha(0.5)}, {WithSPRTAlpha(0)}, {WithSPRTAlpha(0.5)},
 		{WithMinSuccesses(0)}, {WithMinSuccesses(9)}, // above W = 8
+		{WithLearnAlpha(-0.01)}, {WithLearnAlpha(0.5)}, {WithMinSuccessesFloor(0)}, {WithMinSuccessesFloor(65)},
 		{WithDelta(0)}, {WithDelta(0.5)},
 		{sprt, WithTheta(0.8), WithThetaHigh(0.9)}, // 0.8 + 0.25 ≥ 1
 		{sprt, WithTheta(0.2), WithDelta(0.2)},     // 0.2 − 0.2 ≤ 0
@@ -160,6 +161,8 @@ func TestDecisionOptions(t *testing.T) {
 	e, err := New(WithTheta(0.8), WithThetaHigh(0.9), WithMinSuccesses(9), WithWindow(9))
 	require.NoError(t, err, "θ ± δ only binds the SPRT")
 	assert.Equal(t, DecisionPosterior, e.Decision())
+	_, err = New(WithLearnAlpha(0), WithMinSuccessesFloor(2))
+	require.NoError(t, err, "--learn-alpha 0 turns learning off")
 	e, err = New(WithDecision(DecisionWindow), WithMinSuccesses(9))
 	require.NoError(t, err, "s_min only binds the posterior rule")
 	assert.Equal(t, DecisionWindow, e.Decision())

@@ -22,7 +22,8 @@ type config struct {
 	decision     Decision
 	alpha        float64 // α, the posterior rule's error rate
 	minSuccesses int     // s_min, the posterior rule's fewest successes
-	fixedSMin    bool    // tests: the posterior rule without what earlier checkpoints teach
+	learnAlpha   float64 // the learnt s_min's error rate; 0: nothing is learnt from earlier checkpoints
+	sMinFloor    int     // the fewest successes the learnt s_min asks for
 	sprtAlpha    float64 // the SPRT's error rates
 	delta        float64 // δ, the SPRT's half-width
 	window       int     // W
@@ -38,7 +39,7 @@ type config struct {
 }
 
 func defaults() config {
-	return config{strategy: Sequential, decision: DecisionPosterior, alpha: 0.125, minSuccesses: 5, sprtAlpha: 0.05, delta: 0.25, window: 8, theta: 0.5, thetaHigh: 0.625, deltaMax: 4,
+	return config{strategy: Sequential, decision: DecisionPosterior, alpha: 0.125, minSuccesses: 5, learnAlpha: 0.002, sMinFloor: 3, sprtAlpha: 0.05, delta: 0.25, window: 8, theta: 0.5, thetaHigh: 0.625, deltaMax: 4,
 		segments: 4, anchors: 8, probes: 1, stuckAfter: 32}
 }
 

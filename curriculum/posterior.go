@@ -11,26 +11,6 @@ import "math/bits"
 // the checkpoint's own.
 const pooledPriorWeight = 2
 
-// LearntSMinFloor is the fewest successes the learnt s_min asks for (rbx
-// simulate names it in its decision line).
-// Sequential leaves a checkpoint only after s_min successes there, and each
-// of them also rewards every later step: a step left with s_min rewards has
-// at least 2·s_min by the time the curriculum leaves the checkpoint before
-// it. With s_min ≥ 3 every step that needs m ≤ 6 rewards is mastered by
-// then, so when the learnt s_min is too small at p ≥ θ (where the clean-run
-// test below has no power: runs are clean because p is high, not because
-// the step was learnt) at most one unmastered step stays in the suffix and
-// its rate p ≥ θ makes no move premature. With s_min 1 or 2 plus the
-// borrowed prior, two or three unmastered steps pile up (p² < θ at p < 0.71):
-// 0.11–0.43 premature moves per run at (12, 0.7, 4), (10, 0.6, 3),
-// (16, 0.8, 5) (docs/curriculum.md#the-posterior-rule-default).
-const LearntSMinFloor = 3
-
-// learntSMinLevel is the learnt s_min's error rate as a fraction of α: at
-// α/4, m = 4–5 below θ kept a premature move in 1 run of 400 ((6, 0.4, 4),
-// (8, 0.4, 4), (6, 0.4, 5)), which the window rule never makes.
-const learntSMinLevel = 8
-
 // posteriorVerdict is the default decision rule. Mastered when, for some
 // run of the last j outcomes at k (1 ≤ j ≤ W) holding at least s_min(k)
 // successes, a Beta(1 + a, 1) prior updated with that run gives
@@ -44,7 +24,8 @@ const learntSMinLevel = 8
 // s_min is the configured --min-successes (the fewest rewards that can
 // teach a skill: fewer successes are luck, however clean) and a = 0, the
 // uniform prior. Later, s_min(k) is learntSMin — the fewest successes after
-// which the outcomes of the checkpoints already left reject, at level α,
+// which the outcomes of the checkpoints already left reject, at level
+// --learn-alpha,
 // that the policy still succeeds below θ — and a is learntPrior, unless k is
 // slower than those checkpoints (slowerThanLearnt): what they taught does
 // not carry over, and k is judged as a first checkpoint.
@@ -54,7 +35,7 @@ const learntSMinLevel = 8
 func (t *track) posteriorVerdict(s *kstats) judgement {
 	var j judgement
 	need, a := t.cfg.minSuccesses, 0.0
-	if len(t.learnt) > 0 && !t.cfg.fixedSMin && !t.slowerThanLearnt(s) {
+	if t.learns(s) {
 		need, a = t.learntSMin(), t.learntPrior()
 	}
 	for n := 1; n <= s.inWindow; n++ {
@@ -68,6 +49,13 @@ func (t *track) posteriorVerdict(s *kstats) judgement {
 	j.low = 1-betaAbove(succ, s.inWindow-succ, t.cfg.theta) >= 1-t.cfg.alpha
 	j.clear = succ == s.inWindow
 	return j
+}
+
+// learns reports that checkpoint s is judged with what the checkpoints
+// already left taught: not on a task's first checkpoint, not with
+// --learn-alpha 0, not where s is slower than those checkpoints.
+func (t *track) learns(s *kstats) bool {
+	return len(t.learnt) > 0 && t.cfg.learnAlpha > 0 && !t.slowerThanLearnt(s)
 }
 
 // leftRecord is what a checkpoint's outcomes said about the learning speed
@@ -85,7 +73,7 @@ func (t *track) learn(k int) {
 	t.learnt = append(t.learnt, leftRecord{succ: s.succ, first: s.succ - s.run + 1, fails: s.n - s.succ})
 }
 
-// learntSMin is the fewest successes μ (LearntSMinFloor ≤ μ ≤ --min-successes) after
+// learntSMin is the fewest successes μ (floor ≤ μ ≤ --min-successes) after
 // which the task's earlier checkpoints reject, at level α, the hypothesis
 // H(μ+1): "the policy needs at least μ+1 successes at a checkpoint, and
 // succeeds at a rate below θ until it has them". Under H(μ+1), in a
@@ -95,9 +83,9 @@ func (t *track) learn(k int) {
 // θ. So X, the clean transitions of one record, has P(X ≥ x) ≤ θˣ up to
 // its cap min(μ+1, s) − 1 (a geometric variable truncated at the cap),
 // and the records are independent: H(μ+1) is rejected when
-// P(X₁ + … + X_J ≥ the observed total) ≤ α/learntSMinLevel, computed
+// P(X₁ + … + X_J ≥ the observed total) ≤ --learn-alpha, computed
 // exactly (cleanTail). The test says nothing at p ≥ θ, where clean runs are
-// common before mastery; LearntSMinFloor keeps those errors harmless.
+// common before mastery; the floor keeps those errors harmless.
 //
 // The records say nothing about checkpoints where the policy is slower
 // than on the ones already left: the rule assumes the task's learning
@@ -105,13 +93,13 @@ func (t *track) learn(k int) {
 // (docs/curriculum.md#the-posterior-rule-default).
 func (t *track) learntSMin() int {
 	caps := make([]int, len(t.learnt))
-	for mu := min(LearntSMinFloor, t.cfg.minSuccesses); mu < t.cfg.minSuccesses; mu++ {
+	for mu := min(t.cfg.sMinFloor, t.cfg.minSuccesses); mu < t.cfg.minSuccesses; mu++ {
 		clean := 0
 		for i, r := range t.learnt {
 			caps[i] = max(0, min(mu+1, r.succ)-1)
 			clean += max(0, min(mu+1, r.succ)-r.first)
 		}
-		if clean > 0 && cleanTail(caps, clean, t.cfg.theta) <= t.cfg.alpha/learntSMinLevel {
+		if clean > 0 && cleanTail(caps, clean, t.cfg.theta) <= t.cfg.learnAlpha {
 			return mu
 		}
 	}

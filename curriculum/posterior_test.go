@@ -69,7 +69,7 @@ func TestPosteriorLeavesConstantRateNoMoreOften(t *testing.T) {
 // withFixedSMin is the posterior rule as before it learnt from earlier
 // checkpoints (s_min and the uniform prior everywhere): the scripted
 // decision tests count on it.
-func withFixedSMin() Option { return func(c *config) error { c.fixedSMin = true; return nil } }
+func withFixedSMin() Option { return WithLearnAlpha(0) }
 
 // cleanTail against hand-computed tails.
 func TestCleanTail(t *testing.T) {
@@ -90,8 +90,9 @@ func TestCleanTail(t *testing.T) {
 
 // The learnt s_min's error rate: a policy that needs 5 successes and
 // succeeds at θ before them (the worst case of H) — how often do the
-// records of earlier checkpoints make s_min drop below 5? At most α/8 per
-// look, here over 10 checkpoints left after 5 successes each.
+// records of earlier checkpoints make s_min drop below 5? At most
+// --learn-alpha per look and value of μ tested (3 and 4), here over 10
+// checkpoints left after 5 successes each: at most 20 · --learn-alpha.
 func TestLearntSMinErrorRate(t *testing.T) {
 	cfg := defaults()
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -115,12 +116,12 @@ func TestLearntSMinErrorRate(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("s_min dropped below 5 in %.4f of runs of 10 checkpoints (α/%d = %.4f per look)", float64(wrong)/runs, learntSMinLevel, cfg.alpha/learntSMinLevel)
-	assert.Less(t, float64(wrong)/runs, cfg.alpha)
+	t.Logf("s_min dropped below 5 in %.4f of runs of 10 checkpoints (--learn-alpha %.4f per look)", float64(wrong)/runs, cfg.learnAlpha)
+	assert.LessOrEqual(t, float64(wrong)/runs, 20*cfg.learnAlpha)
 }
 
 // learntSMin on hand-made records: what the clean runs of the checkpoints
-// already left prove, never below LearntSMinFloor nor above
+// already left prove, never below --min-successes-floor nor above
 // --min-successes. rec(s, c): s successes, the final run from success c.
 func TestLearntSMin(t *testing.T) {
 	rec := func(s, c int) leftRecord { return leftRecord{succ: s, first: c} }
@@ -134,27 +135,38 @@ func TestLearntSMin(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		min    int
+		floor  int
+		level  float64
 		learnt []leftRecord
 		want   int
 	}{
-		{"one record proves nothing", 5, []leftRecord{rec(5, 1)}, 5},
-		// Runs from the 1st and 2nd success: at μ = 4, 4 + 3 clean
-		// transitions (P = 3/256 ≤ α/8 = 1/64); at μ = 3, 3 + 2 of at most
-		// 3 + 3 (P = 3/64 > α/8).
-		{"clean from the 1st and 2nd success", 5, []leftRecord{rec(5, 1), rec(5, 2)}, 4},
-		// Both from the 2nd: at μ = 4, P = 1/32 — enough at α/4, not at α/8.
-		{"twice from the 2nd success", 5, many(2, rec(5, 2)), 5},
-		{"many clean records stop at the floor", 5, many(8, rec(5, 1)), LearntSMinFloor},
+		{"one record proves nothing", 5, 3, 0.002, []leftRecord{rec(5, 1)}, 5},
+		// Clean from the 1st success twice: at μ = 4, P = (1/16)² = 1/256 >
+		// 0.002; three times: at μ = 3, P = (1/8)³ = 1/512 ≤ 0.002.
+		{"twice clean", 5, 3, 0.002, many(2, rec(5, 1)), 5},
+		{"three times clean", 5, 3, 0.002, many(3, rec(5, 1)), 3},
+		// From the 1st, 1st and 2nd: at μ = 3, 8 of at most 9 clean
+		// transitions (P = 4/512 > 0.002); at μ = 4, 11 of 12 (P = 4/4096).
+		{"clean from the 1st, 1st and 2nd success", 5, 3, 0.002, append(many(2, rec(5, 1)), rec(5, 2)), 4},
+		// The same at α/8 = 1/64, the level before: two records suffice.
+		{"twice clean at 1/64", 5, 3, 1.0 / 64, many(2, rec(5, 1)), 3},
+		{"many clean records stop at the floor", 5, 3, 0.002, many(8, rec(5, 1)), 3},
+		{"a lower floor", 5, 2, 0.002, many(8, rec(5, 1)), 2},
+		{"learning off", 5, 3, 0, many(8, rec(5, 1)), 5},
 		// Every final run began at the 5th success: a failure came right
 		// before each mastery, no clean transition below it.
-		{"failures before every 5th success", 5, many(8, rec(5, 5)), 5},
-		{"floor capped by --min-successes", 2, many(8, rec(5, 1)), 2},
-		{"no record above the floor", 3, many(8, rec(5, 1)), 3},
+		{"failures before every 5th success", 5, 3, 0.002, many(8, rec(5, 5)), 5},
+		{"floor capped by --min-successes", 2, 3, 0.002, many(8, rec(5, 1)), 2},
+		{"no record above the floor", 3, 3, 0.002, many(8, rec(5, 1)), 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := defaults()
-			cfg.minSuccesses = tc.min
+			cfg.minSuccesses, cfg.sMinFloor, cfg.learnAlpha = tc.min, tc.floor, tc.level
 			tr := &track{cfg: &cfg, learnt: tc.learnt}
+			if tc.level == 0 { // posteriorVerdict asks --min-successes then
+				assert.False(t, tr.learns(&kstats{}))
+				return
+			}
 			assert.Equal(t, tc.want, tr.learntSMin())
 		})
 	}

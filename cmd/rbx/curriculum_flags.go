@@ -10,11 +10,13 @@ import (
 // simulate` share (docs/curriculum.md#decision-rules); the defaults are
 // the engine's.
 type curriculumFlags struct {
-	decision                       string
-	alpha, sprtAlpha, delta        float64
-	theta, thetaHigh               float64
-	minSuccesses, window, deltaMax int
-	segments, anchors, probes      int
+	decision                      string
+	alpha, learnAlpha             float64
+	sprtAlpha, delta              float64
+	theta, thetaHigh              float64
+	minSuccesses, minSuccessFloor int
+	window, deltaMax              int
+	segments, anchors, probes     int
 }
 
 func (c *curriculumFlags) register(cmd *cobra.Command) {
@@ -23,6 +25,8 @@ func (c *curriculumFlags) register(cmd *cobra.Command) {
 		"when a checkpoint counts as mastered: posterior (P(p > θ) ≥ 1−α on recent outcomes), window (p̂ ≥ θ_high over --window) or sprt (Wald's test of θ−δ against θ+δ)")
 	f.Float64Var(&c.alpha, "alpha", 0.125, "posterior rule: error rate α; move on when P(p > θ) ≥ 1−α, bottleneck when P(p < θ) ≥ 1−α")
 	f.IntVar(&c.minSuccesses, "min-successes", 5, "posterior rule: s_min on a task's first checkpoint, and the most it asks later (it learns a smaller one from the checkpoints already left)")
+	f.Float64Var(&c.learnAlpha, "learn-alpha", 0.002, "posterior rule: error rate of the learnt s_min (how often the checkpoints already left make it ask too few successes of a policy below θ); 0 learns nothing")
+	f.IntVar(&c.minSuccessFloor, "min-successes-floor", 3, "posterior rule: the fewest successes the learnt s_min asks for")
 	f.Float64Var(&c.sprtAlpha, "sprt-alpha", 0.05, "sprt rule: error rate of both decisions (move on at θ−δ, bottleneck at θ+δ)")
 	f.Float64Var(&c.delta, "delta", 0.25, "sprt rule: tests p0 = θ−δ against p1 = θ+δ")
 	f.Float64Var(&c.theta, "theta", 0.5, "θ: a checkpoint whose success rate is below it is a bottleneck")
@@ -44,6 +48,8 @@ func (c *curriculumFlags) options() ([]curriculum.Option, error) {
 		{"decision", curriculum.WithDecision(curriculum.Decision(c.decision))},
 		{"alpha", curriculum.WithAlpha(c.alpha)},
 		{"min-successes", curriculum.WithMinSuccesses(c.minSuccesses)},
+		{"learn-alpha", curriculum.WithLearnAlpha(c.learnAlpha)},
+		{"min-successes-floor", curriculum.WithMinSuccessesFloor(c.minSuccessFloor)},
 		{"sprt-alpha", curriculum.WithSPRTAlpha(c.sprtAlpha)},
 		{"delta", curriculum.WithDelta(c.delta)},
 		{"theta", curriculum.WithTheta(c.theta)},

@@ -83,6 +83,7 @@ func runSimulate(_ context.Context, s Streams, log *slog.Logger, o *simulateOpti
 	res := simulateResult{Results: sums, Findings: findings(sums, p), Params: map[string]any{
 		"n": p.N, "p": p.P, "m": p.M, "seeds": o.seeds, "gradual": p.Gradual, "max_episodes": p.MaxEpisodes,
 		"decision": o.cur.decision, "alpha": o.cur.alpha, "min_successes": o.cur.minSuccesses,
+		"learn_alpha": o.cur.learnAlpha, "min_successes_floor": o.cur.minSuccessFloor,
 		"sprt_alpha": o.cur.sprtAlpha, "delta": o.cur.delta, "theta": o.cur.theta, "theta_high": o.cur.thetaHigh,
 		"window": o.cur.window, "delta_max": o.cur.deltaMax, "segments": o.cur.segments,
 		"anchors": o.cur.anchors, "probes": o.cur.probes}}
@@ -230,9 +231,11 @@ func decisionLine(p map[string]any) string {
 		th, d := p["theta"].(float64), p["delta"].(float64)
 		return fmt.Sprintf("sprt (p0 = θ−δ = %.3g against p1 = θ+δ = %.3g, error rates %v)", th-d, th+d, p["sprt_alpha"])
 	}
-	later := "" // the learnt s_min, down to curriculum.LearntSMinFloor
-	if ms, ok := p["min_successes"].(int); ok && ms > curriculum.LearntSMinFloor {
-		later = fmt.Sprintf(", later down to ≥ %d as learnt from the checkpoints left", curriculum.LearntSMinFloor)
+	later := "" // the learnt s_min, down to --min-successes-floor
+	ms, _ := p["min_successes"].(int)
+	floor, _ := p["min_successes_floor"].(int)
+	if la, _ := p["learn_alpha"].(float64); la > 0 && ms > floor {
+		later = fmt.Sprintf(", later down to ≥ %d as learnt from the checkpoints left at error rate %v", floor, la)
 	}
 	return fmt.Sprintf("posterior (P(p > θ = %v) ≥ 1−α, α = %v, on a run of the last W = %v outcomes with ≥ %v successes%s)",
 		p["theta"], p["alpha"], p["window"], p["min_successes"], later)

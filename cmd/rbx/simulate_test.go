@@ -41,7 +41,20 @@ func TestSimulateCommand(t *testing.T) {
 	require.NoError(t, err)
 	assert.Positive(t, info.Size())
 
-	for _, bad := range [][]string{{"--strategy", "nope"}, {"--p", "0"}, {"--hard", "9"}, {"--output", "xml"}} {
+	// The decision line names the learnt s_min's parameters, and drops them
+	// when learning is off.
+	code, out, _ = runRbx(t, "simulate", "--strategy", "sequential", "--seeds", "20", "--min-successes-floor", "2", "--learn-alpha", "0.01")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "later down to ≥ 2 as learnt from the checkpoints left at error rate 0.01")
+	code, out, _ = runRbx(t, "simulate", "--strategy", "sequential", "--seeds", "20", "--learn-alpha", "0", "--output", "json")
+	require.Equal(t, exitOK, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Equal(t, 0.0, res.Params["learn_alpha"])
+	code, out, _ = runRbx(t, "simulate", "--strategy", "sequential", "--seeds", "20", "--learn-alpha", "0")
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, out, "later down")
+
+	for _, bad := range [][]string{{"--strategy", "nope"}, {"--p", "0"}, {"--hard", "9"}, {"--output", "xml"}, {"--learn-alpha", "0.5"}, {"--min-successes-floor", "0"}} {
 		code, _, _ := runRbx(t, append([]string{"simulate"}, bad...)...)
 		assert.Equal(t, exitUsage, code, bad)
 	}
