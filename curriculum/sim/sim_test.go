@@ -169,3 +169,37 @@ func TestOracleRollbackMatchesClosedForm(t *testing.T) {
 		assert.InEpsilon(t, ClosedForm("sequential", p), mean, 0.02)
 	}
 }
+
+// Every point of a grid with uniform subtasks — n 4, 6, 8, 12, 16; p 0.35
+// to 0.9; m 2 to 6; those whose baseline stays affordable — the posterior
+// rule never moves on early more often than the window rule. At the learnt
+// s_min's earlier error rate, α/8, it did at p = 0.45 and m = 4–5
+// (docs/curriculum.md#the-posterior-rule-default).
+func TestNoMorePrematureThanWindowOnAGrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 200 settings × 2 rules × 400 seeds")
+	}
+	window := []curriculum.Option{curriculum.WithDecision(curriculum.DecisionWindow)}
+	points := 0
+	for _, n := range []int{4, 6, 8, 12, 16} {
+		for _, pp := range []float64{0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9} {
+			for m := 2; m <= 6; m++ {
+				p := Params{N: n, P: pp, M: m, Hard: -1}
+				if ClosedForm(Baseline, p) > 2e5 {
+					continue
+				}
+				points++
+				post, err := Summarize("sequential", p, 400)
+				require.NoError(t, err)
+				p.Options = window
+				win, err := Summarize("sequential", p, 400)
+				require.NoError(t, err)
+				assert.LessOrEqual(t, post.Premature, win.Premature, "n=%d p=%.2f m=%d", n, pp, m)
+				if post.Premature > 0 || win.Premature > 0 {
+					t.Logf("n=%d p=%.2f m=%d: premature %.3f (window %.3f)", n, pp, m, post.Premature, win.Premature)
+				}
+			}
+		}
+	}
+	t.Logf("%d points", points)
+}
