@@ -17,9 +17,11 @@ import (
 
 // simulateOptions are the flags of `rbx simulate`.
 type simulateOptions struct {
-	n, m, seeds, hard, maxEpisodes int
-	p, hardP                       float64
-	strategy, plot, output         string
+	n, m                           []int // several values: a sweep over n × p × m
+	p                              []float64
+	seeds, hard, maxEpisodes       int
+	hardP, tolerance               float64
+	strategy, plot, output, versus string
 	gradual                        bool
 	cur                            curriculumFlags
 }
@@ -37,19 +39,27 @@ end to end (mean, std, p10, p90 over the seeds), the ratio to the baseline, the
 closed forms m/pⁿ (baseline), m·n/p (rollback) and n·pⁿ⁻¹ (their ratio), and per
 strategy the checkpoints it left as mastered and the premature ones among them (left
 while the learner's true success rate from there was below θ). The curriculum flags
-(--decision, --alpha, ...) are rbx serve's (docs/curriculum.md#decision-rules).`,
+(--decision, --alpha, ...) are rbx serve's (docs/curriculum.md#decision-rules).
+
+Several values of --n, --p or --m make a sweep over every combination: one line per
+setting and strategy with the deviation of its ratio to the baseline from n·pⁿ⁻¹ and
+its premature moves, next to those of the --versus decision rule (the window rule by
+default), and a summary of both.`,
 		Example: `  rbx simulate --n 8 --p 0.5 --m 4 --strategy all --seeds 200
   rbx simulate --n 10 --p 0.6 --m 3 --strategy sequential --seeds 400 --decision window
-  rbx simulate --p 0.9 --hard 1 --hard-p 0.1 --plot rollback.png`,
+  rbx simulate --p 0.9 --hard 1 --hard-p 0.1 --plot rollback.png
+  rbx simulate --strategy sequential --seeds 400 --n 4,6,8,12,16 --p 0.35,0.45,0.5,0.7,0.9 --m 2,3,4,5,6`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSimulate(cmd.Context(), s, logger(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.n, "n", 8, "number of sequential subtasks (checkpoints 0..n-1)")
-	f.Float64Var(&o.p, "p", 0.5, "per-subtask success probability before mastery")
-	f.IntVar(&o.m, "m", 4, "rewarded episodes that master a subtask")
+	f.IntSliceVar(&o.n, "n", []int{8}, "number of sequential subtasks (checkpoints 0..n-1); several: a sweep")
+	f.Float64SliceVar(&o.p, "p", []float64{0.5}, "per-subtask success probability before mastery; several: a sweep")
+	f.IntSliceVar(&o.m, "m", []int{4}, "rewarded episodes that master a subtask; several: a sweep")
+	f.StringVar(&o.versus, "versus", string(curriculum.DecisionWindow), "a sweep's reference decision rule (posterior, window, sprt), or none")
+	f.Float64Var(&o.tolerance, "tolerance", 0.25, "a sweep's summary counts the settings within this share of n·pⁿ⁻¹")
 	f.StringVar(&o.strategy, "strategy", "all", "all, sequential, heuristic, parallel or search-learn")
 	f.IntVar(&o.seeds, "seeds", 200, "independent runs per strategy")
 	f.IntVar(&o.hard, "hard", -1, "position of one much harder subtask (with --hard-p)")
@@ -70,7 +80,10 @@ type simulateResult struct {
 	Findings        []string       `json:"findings,omitempty"`
 }
 
-func runSimulate(_ context.Context, s Streams, log *slog.Logger, o *simulateOptions) error {
+func runSimulate(ctx context.Context, s Streams, log *slog.Logger, o *simulateOptions) error {
+	if o.sweep() {
+		return runSweep(ctx, s, log, o)
+	}
 	p, strategies, err := o.params()
 	if err != nil {
 		return err
@@ -116,18 +129,41 @@ func runSimulate(_ context.Context, s Streams, log *slog.Logger, o *simulateOpti
 	return nil
 }
 
+// sweep reports that --n, --p or --m has several values.
+func (o *simulateOptions) sweep() bool { return len(o.n)*len(o.p)*len(o.m) > 1 }
+
+// params checks the flags and returns the first setting (the only one
+// outside a sweep) with the strategies to run.
 func (o *simulateOptions) params() (sim.Params, []string, error) {
 	switch {
 	case o.output != "table" && o.output != "json":
 		return sim.Params{}, nil, usageError("--output %q: expected table or json", o.output)
-	case o.n < 1 || o.n > 64:
-		return sim.Params{}, nil, usageError("--n %d: expected 1..64", o.n)
-	case o.p <= 0 || o.p > 1, o.hardP <= 0 || o.hardP > 1:
-		return sim.Params{}, nil, usageError("--p and --hard-p: expected (0, 1]")
-	case o.m < 1, o.seeds < 1, o.maxEpisodes < 1:
-		return sim.Params{}, nil, usageError("--m, --seeds and --max-episodes: expected at least 1")
-	case o.hard >= o.n:
-		return sim.Params{}, nil, usageError("--hard %d: expected 0..%d", o.hard, o.n-1)
+	case len(o.n) == 0 || len(o.p) == 0 || len(o.m) == 0:
+		return sim.Params{}, nil, usageError("--n, --p and --m: expected at least one value each")
+	case o.hardP <= 0 || o.hardP > 1:
+		return sim.Params{}, nil, usageError("--hard-p %v: expected (0, 1]", o.hardP)
+	case o.seeds < 1, o.maxEpisodes < 1:
+		return sim.Params{}, nil, usageError("--seeds and --max-episodes: expected at least 1")
+	case o.tolerance <= 0:
+		return sim.Params{}, nil, usageError("--tolerance %v: expected above 0", o.tolerance)
+	}
+	for _, n := range o.n {
+		if n < 1 || n > 64 {
+			return sim.Params{}, nil, usageError("--n %d: expected 1..64", n)
+		}
+		if o.hard >= n {
+			return sim.Params{}, nil, usageError("--hard %d: expected 0..%d", o.hard, n-1)
+		}
+	}
+	for _, p := range o.p {
+		if p <= 0 || p > 1 {
+			return sim.Params{}, nil, usageError("--p %v: expected (0, 1]", p)
+		}
+	}
+	for _, m := range o.m {
+		if m < 1 {
+			return sim.Params{}, nil, usageError("--m %d: expected at least 1", m)
+		}
 	}
 	strategies := sim.Strategies()[1:]
 	if o.strategy != "all" {
@@ -140,7 +176,7 @@ func (o *simulateOptions) params() (sim.Params, []string, error) {
 	if err != nil {
 		return sim.Params{}, nil, err
 	}
-	p := sim.Params{N: o.n, P: o.p, M: o.m, Gradual: o.gradual, MaxEpisodes: o.maxEpisodes, Options: opts}
+	p := sim.Params{N: o.n[0], P: o.p[0], M: o.m[0], Gradual: o.gradual, MaxEpisodes: o.maxEpisodes, Options: opts}
 	if o.hard >= 0 {
 		p.Hard, p.HardP = o.hard, o.hardP
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,6 +57,42 @@ func TestSimulateCommand(t *testing.T) {
 
 	for _, bad := range [][]string{{"--strategy", "nope"}, {"--p", "0"}, {"--hard", "9"}, {"--output", "xml"}, {"--learn-alpha", "0.5"}, {"--min-successes-floor", "0"}} {
 		code, _, _ := runRbx(t, append([]string{"simulate"}, bad...)...)
+		assert.Equal(t, exitUsage, code, bad)
+	}
+}
+
+// A sweep: every combination of --n, --p and --m, each strategy next to
+// the --versus rule, totals, and the settings skipped for their baseline.
+func TestSimulateSweep(t *testing.T) {
+	code, out, errOut := runRbx(t, "simulate", "--strategy", "sequential", "--seeds", "40", "--n", "4,6", "--p", "0.5,0.3", "--m", "2,3",
+		"--max-episodes", "2000", "--output", "json")
+	require.Equal(t, exitOK, code, errOut)
+	var res sweepResult
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	// m/pⁿ at (6, 0.3, 2) and (6, 0.3, 3) is above 2000: skipped, and said so.
+	require.Len(t, res.Skipped, 2)
+	assert.Equal(t, sweepSkip{N: 6, P: 0.3, M: 2, BaselineClosedForm: 2 / math.Pow(0.3, 6)}, res.Skipped[0])
+	assert.Contains(t, errOut, "skipped 2 settings")
+	require.Len(t, res.Rows, 6)
+	within := 0
+	for _, r := range res.Rows {
+		assert.Equal(t, "sequential", r.Strategy)
+		assert.InDelta(t, float64(r.N)*math.Pow(r.P, float64(r.N-1)), r.ClosedFormRatio, 1e-9)
+		require.NotNil(t, r.Versus, "the window rule by default")
+		if math.Abs(r.Deviation) <= 0.25 {
+			within++
+		}
+	}
+	require.Len(t, res.Totals, 1)
+	assert.Equal(t, sweepTotal{Strategy: "sequential", Settings: 6, Within: within, VersusWithin: res.Totals[0].VersusWithin}, res.Totals[0])
+
+	code, out, _ = runRbx(t, "simulate", "--strategy", "sequential", "--seeds", "20", "--n", "4", "--p", "0.5", "--m", "2,4", "--versus", "none")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "sequential: within 25% of n·pⁿ⁻¹ at")
+	assert.NotContains(t, out, "WINDOW")
+
+	for _, bad := range [][]string{{"--versus", "vote"}, {"--plot", "x.png"}, {"--p", "0.5,0"}, {"--n", "4,65"}, {"--m", "0,2"}, {"--hard", "5"}, {"--tolerance", "0"}} {
+		code, _, _ := runRbx(t, append([]string{"simulate", "--n", "4,6", "--seeds", "5"}, bad...)...)
 		assert.Equal(t, exitUsage, code, bad)
 	}
 }
