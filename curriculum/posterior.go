@@ -25,10 +25,10 @@ const pooledPriorWeight = 2
 // teach a skill: fewer successes are luck, however clean) and a = 0, the
 // uniform prior. Later, s_min(k) is learntSMin — the fewest successes after
 // which the outcomes of the checkpoints already left reject, at level
-// --learn-alpha,
-// that the policy still succeeds below θ — and a is learntPrior, unless k is
-// slower than those checkpoints (slowerThanLearnt): what they taught does
-// not carry over, and k is judged as a first checkpoint.
+// --learn-alpha, that the policy still succeeds below θ — and a is
+// learntPrior, unless k is slower than those checkpoints (slowerThanLearnt):
+// what they taught does not carry over, and k is judged as a first
+// checkpoint.
 //
 // Low when the whole window gives P(p < θ) ≥ 1 − α under the uniform prior.
 // clear (p̂ ≫ θ, Heuristic's δ_max) when no outcome in the window failed.
