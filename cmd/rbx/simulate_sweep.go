@@ -198,7 +198,7 @@ func sweepTotals(rows []sweepRow, strategies []string, tol float64, versus bool)
 }
 
 func printSweep(w io.Writer, res sweepResult, o *simulateOptions) {
-	fmt.Fprintf(w, "sweep: n %s × p %s × m %s, %d seeds each", joinInts(o.n), joinFloats(o.p), joinInts(o.m), o.seeds)
+	fmt.Fprintf(w, "sweep: n %s × p %s × m %s, %d seeds each", joinValues(o.n), joinValues(o.p), joinValues(o.m), o.seeds)
 	if len(res.Skipped) > 0 {
 		fmt.Fprintf(w, "; %d settings skipped (baseline m/pⁿ above --max-episodes %d)", len(res.Skipped), o.maxEpisodes)
 	}
@@ -235,15 +235,8 @@ func printSweep(w io.Writer, res sweepResult, o *simulateOptions) {
 	}
 }
 
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ",")
-}
-
-func joinFloats(v []float64) string {
+// joinValues prints a flag's list as it was given: comma-separated.
+func joinValues[T any](v []T) string {
 	s := make([]string, len(v))
 	for i, x := range v {
 		s[i] = fmt.Sprint(x)
