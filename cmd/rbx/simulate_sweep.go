@@ -6,8 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"os"
 	"slices"
 	"strings"
+
+	"github.com/schollz/progressbar/v3"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/curriculum/sim"
@@ -83,9 +86,13 @@ func runSweep(ctx context.Context, s Streams, log *slog.Logger, o *simulateOptio
 	if base.HardP > 0 {
 		res.Params["hard"], res.Params["hard_p"] = base.Hard, base.HardP
 	}
+	bar := sweepBar(s.ErrOut, len(o.n)*len(o.p)*len(o.m))
 	for _, n := range o.n {
 		for _, pp := range o.p {
 			for _, m := range o.m {
+				if bar != nil {
+					_ = bar.Add(1)
+				}
 				if err := ctx.Err(); err != nil {
 					return fmt.Errorf("simulate sweep: %w", err)
 				}
@@ -109,6 +116,9 @@ func runSweep(ctx context.Context, s Streams, log *slog.Logger, o *simulateOptio
 			}
 		}
 	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
 	if len(res.Skipped) > 0 {
 		fmt.Fprintf(s.ErrOut, "skipped %d settings whose baseline m/pⁿ is above --max-episodes %d\n", len(res.Skipped), o.maxEpisodes)
 	}
@@ -118,6 +128,18 @@ func runSweep(ctx context.Context, s Streams, log *slog.Logger, o *simulateOptio
 	}
 	printSweep(s.Out, res, o)
 	return nil
+}
+
+// sweepBar is a progress bar over a sweep's settings on stderr when it is
+// a terminal, else nil: a sweep of every strategy over a large grid runs
+// for minutes.
+func sweepBar(w io.Writer, total int) *progressbar.ProgressBar {
+	if f, ok := w.(*os.File); !ok || !isTerminal(f) {
+		return nil
+	}
+	return progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("simulating"),
+		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
+		progressbar.OptionThrottle(100_000_000))
 }
 
 // versusOptions are the reference rule's engine options, nil for none.
