@@ -39,17 +39,24 @@ func TestIntegrationStartFailures(t *testing.T) {
 			if sb != nil {
 				_ = sb.Remove(context.Background())
 			}
-			require.Error(t, err)
-			assert.Less(t, time.Since(start), 60*time.Second, "failed fast, not at the start timeout")
-			var se *kubernetes.StartError
-			assert.True(t, errors.As(err, &se), "a *StartError: %v", err)
-			for _, target := range tc.is {
-				assert.ErrorIs(t, err, target)
-			}
+			assertFailedFast(t, err, start, tc.is...)
 			assert.NotErrorIs(t, err, kubernetes.ErrStartTimeout)
 			left, lerr := rt.List(context.Background(), tc.spec.Labels)
 			require.NoError(t, lerr)
 			assert.Empty(t, left, "the failed pod is deleted")
 		})
+	}
+}
+
+// assertFailedFast checks a Create that cannot start: a *StartError
+// wrapping every target, well before the start timeout.
+func assertFailedFast(t *testing.T, err error, start time.Time, targets ...error) {
+	t.Helper()
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 60*time.Second, "failed fast, not at the start timeout")
+	var se *kubernetes.StartError
+	assert.True(t, errors.As(err, &se), "a *StartError: %v", err)
+	for _, target := range targets {
+		assert.ErrorIs(t, err, target)
 	}
 }

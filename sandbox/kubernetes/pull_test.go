@@ -2,7 +2,6 @@ package kubernetes_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -67,13 +66,7 @@ func TestIntegrationPullPolicy(t *testing.T) {
 				}
 			})
 			if len(tc.is) > 0 {
-				require.Error(t, err)
-				assert.Less(t, time.Since(start), 60*time.Second, "failed fast, not at the start timeout")
-				var se *kubernetes.StartError
-				assert.True(t, errors.As(err, &se), "a *StartError: %v", err)
-				for _, target := range tc.is {
-					assert.ErrorIs(t, err, target)
-				}
+				assertFailedFast(t, err, start, tc.is...)
 				return
 			}
 			require.NoError(t, err)
