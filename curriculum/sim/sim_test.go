@@ -42,9 +42,7 @@ func TestSequentialMatchesClosedFormRatio(t *testing.T) {
 		require.NoError(t, err)
 		want := ClosedFormRatio(p)
 		got := sums[1].Ratio
-		p.Options = window
-		old, err := Summarize("sequential", p, 400)
-		require.NoError(t, err)
+		old := sequential(t, p, 400, window...)
 		t.Logf("n=%d p=%v m=%d: baseline %.1f (closed %.1f), sequential %.1f (closed %.1f, window rule %.1f), ratio %.4f vs n·p^(n-1) = %.4f (%+.1f%%), premature %.3f (window %.3f)",
 			p.N, p.P, p.M, sums[0].Mean, sums[0].ClosedForm, sums[1].Mean, sums[1].ClosedForm, old.Mean, got, want, 100*(got/want-1), sums[1].Premature, old.Premature)
 		assert.InEpsilon(t, want, got, 0.25)
@@ -72,14 +70,7 @@ func TestHardStepAfterEasyOnes(t *testing.T) {
 		{N: 16, P: 0.95, M: 4, Hard: 2, HardP: 0.1},
 		{N: 10, P: 0.9, M: 3, Hard: 2, HardP: 0.15},
 	} {
-		post, err := Summarize("sequential", p, 4000)
-		require.NoError(t, err)
-		p.Options = window
-		win, err := Summarize("sequential", p, 4000)
-		require.NoError(t, err)
-		p.Options = off
-		never, err := Summarize("sequential", p, 4000)
-		require.NoError(t, err)
+		post, win, never := sequential(t, p, 4000), sequential(t, p, 4000, window...), sequential(t, p, 4000, off...)
 		t.Logf("%+v: premature %.4f (window %.4f, --learn-alpha 0 %.4f), episodes %.1f (window %.1f)", p, post.Premature, win.Premature, never.Premature, post.Mean, win.Mean)
 		assert.LessOrEqual(t, post.Premature, 0.005)
 		assert.Zero(t, never.Premature)
@@ -94,14 +85,7 @@ func TestFewerPrematureMovesBelowTheta(t *testing.T) {
 	window := []curriculum.Option{curriculum.WithDecision(curriculum.DecisionWindow)}
 	sprt := []curriculum.Option{curriculum.WithDecision(curriculum.DecisionSPRT)}
 	for _, p := range []Params{{N: 8, P: 0.4, M: 8}, {N: 6, P: 0.4, M: 6}} {
-		post, err := Summarize("sequential", p, 400)
-		require.NoError(t, err)
-		p.Options = sprt
-		test, err := Summarize("sequential", p, 400)
-		require.NoError(t, err)
-		p.Options = window
-		win, err := Summarize("sequential", p, 400)
-		require.NoError(t, err)
+		post, test, win := sequential(t, p, 400), sequential(t, p, 400, sprt...), sequential(t, p, 400, window...)
 		t.Logf("n=%d p=%v m=%d: premature per run: posterior %.3f, sprt %.3f, window %.3f", p.N, p.P, p.M, post.Premature, test.Premature, win.Premature)
 		assert.Positive(t, win.Premature)
 		assert.Less(t, post.Premature, win.Premature)
@@ -189,11 +173,7 @@ func TestNoMorePrematureThanWindowOnAGrid(t *testing.T) {
 					continue
 				}
 				points++
-				post, err := Summarize("sequential", p, 400)
-				require.NoError(t, err)
-				p.Options = window
-				win, err := Summarize("sequential", p, 400)
-				require.NoError(t, err)
+				post, win := sequential(t, p, 400), sequential(t, p, 400, window...)
 				assert.LessOrEqual(t, post.Premature, win.Premature, "n=%d p=%.2f m=%d", n, pp, m)
 				if post.Premature > 0 || win.Premature > 0 {
 					t.Logf("n=%d p=%.2f m=%d: premature %.3f (window %.3f)", n, pp, m, post.Premature, win.Premature)
@@ -202,4 +182,14 @@ func TestNoMorePrematureThanWindowOnAGrid(t *testing.T) {
 		}
 	}
 	t.Logf("%d points", points)
+}
+
+// sequential summarizes Sequential over seeds at p, with opts as the
+// engine's options (none: the defaults).
+func sequential(t *testing.T, p Params, seeds int, opts ...curriculum.Option) Summary {
+	t.Helper()
+	p.Options = opts
+	sum, err := Summarize("sequential", p, seeds)
+	require.NoError(t, err)
+	return sum
 }
