@@ -93,16 +93,7 @@ func runSimulate(ctx context.Context, s Streams, log *slog.Logger, o *simulateOp
 	if err != nil {
 		return err
 	}
-	res := simulateResult{Results: sums, Findings: findings(sums, p), Params: map[string]any{
-		"n": p.N, "p": p.P, "m": p.M, "seeds": o.seeds, "gradual": p.Gradual, "max_episodes": p.MaxEpisodes,
-		"decision": o.cur.decision, "alpha": o.cur.alpha, "min_successes": o.cur.minSuccesses,
-		"learn_alpha": o.cur.learnAlpha, "min_successes_floor": o.cur.minSuccessFloor,
-		"sprt_alpha": o.cur.sprtAlpha, "delta": o.cur.delta, "theta": o.cur.theta, "theta_high": o.cur.thetaHigh,
-		"window": o.cur.window, "delta_max": o.cur.deltaMax, "segments": o.cur.segments,
-		"anchors": o.cur.anchors, "probes": o.cur.probes}}
-	if p.HardP > 0 {
-		res.Params["hard"], res.Params["hard_p"] = p.Hard, p.HardP
-	}
+	res := simulateResult{Results: sums, Findings: findings(sums, p), Params: o.paramsMap(p)}
 	if r := sim.ClosedFormRatio(p); !math.IsNaN(r) {
 		res.ClosedFormRatio = &r
 	}
@@ -127,6 +118,22 @@ func runSimulate(ctx context.Context, s Streams, log *slog.Logger, o *simulateOp
 	}
 	printSimulation(s.Out, res, p)
 	return nil
+}
+
+// paramsMap is the parameters a result reports (JSON "params", and what
+// decisionLine reads): setting p's, the run's and the curriculum flags.
+func (o *simulateOptions) paramsMap(p sim.Params) map[string]any {
+	m := map[string]any{
+		"n": p.N, "p": p.P, "m": p.M, "seeds": o.seeds, "gradual": p.Gradual, "max_episodes": p.MaxEpisodes,
+		"decision": o.cur.decision, "alpha": o.cur.alpha, "min_successes": o.cur.minSuccesses,
+		"learn_alpha": o.cur.learnAlpha, "min_successes_floor": o.cur.minSuccessFloor,
+		"sprt_alpha": o.cur.sprtAlpha, "delta": o.cur.delta, "theta": o.cur.theta, "theta_high": o.cur.thetaHigh,
+		"window": o.cur.window, "delta_max": o.cur.deltaMax, "segments": o.cur.segments,
+		"anchors": o.cur.anchors, "probes": o.cur.probes}
+	if p.HardP > 0 {
+		m["hard"], m["hard_p"] = p.Hard, p.HardP
+	}
+	return m
 }
 
 // sweep reports that --n, --p or --m has several values.

@@ -26,14 +26,18 @@ type sweepRow struct {
 	ClosedFormRatio float64 `json:"closed_form_ratio"` // 0: none (gradual skill)
 	Strategy        string  `json:"strategy"`
 	// Deviation is ratio / closed_form_ratio − 1 (0 without a closed form).
-	Deviation     float64 `json:"deviation"`
-	Premature     float64 `json:"premature"`
-	PrematureRuns int     `json:"premature_runs"`
-	Capped        int     `json:"capped"`
-	Versus        *struct {
-		Deviation float64 `json:"deviation"`
-		Premature float64 `json:"premature"`
-	} `json:"versus,omitempty"`
+	Deviation     float64      `json:"deviation"`
+	Premature     float64      `json:"premature"`
+	PrematureRuns int          `json:"premature_runs"`
+	Capped        int          `json:"capped"`
+	Versus        *sweepVersus `json:"versus,omitempty"`
+}
+
+// sweepVersus is the reference rule's deviation and premature moves at
+// the same setting and strategy.
+type sweepVersus struct {
+	Deviation float64 `json:"deviation"`
+	Premature float64 `json:"premature"`
 }
 
 // sweepSkip is a setting left out because its baseline would hit
@@ -77,15 +81,9 @@ func runSweep(ctx context.Context, s Streams, log *slog.Logger, o *simulateOptio
 	if err != nil {
 		return err
 	}
-	res := sweepResult{Params: map[string]any{
-		"n": o.n, "p": o.p, "m": o.m, "seeds": o.seeds, "strategies": strategies, "versus": o.versus,
-		"tolerance": o.tolerance, "max_episodes": o.maxEpisodes, "gradual": o.gradual,
-		"decision": o.cur.decision, "alpha": o.cur.alpha, "min_successes": o.cur.minSuccesses,
-		"learn_alpha": o.cur.learnAlpha, "min_successes_floor": o.cur.minSuccessFloor,
-		"window": o.cur.window, "theta": o.cur.theta}}
-	if base.HardP > 0 {
-		res.Params["hard"], res.Params["hard_p"] = base.Hard, base.HardP
-	}
+	res := sweepResult{Params: o.paramsMap(base)}
+	res.Params["n"], res.Params["p"], res.Params["m"] = o.n, o.p, o.m
+	res.Params["strategies"], res.Params["versus"], res.Params["tolerance"] = strategies, o.versus, o.tolerance
 	bar := sweepBar(s.ErrOut, len(o.n)*len(o.p)*len(o.m))
 	for _, n := range o.n {
 		for _, pp := range o.p {
@@ -182,10 +180,7 @@ func sweepSetting(p sim.Params, strategies []string, seeds int, versus []curricu
 			if err != nil {
 				return nil, err
 			}
-			r.Versus = &struct {
-				Deviation float64 `json:"deviation"`
-				Premature float64 `json:"premature"`
-			}{dev(vs.Mean), vs.Premature}
+			r.Versus = &sweepVersus{Deviation: dev(vs.Mean), Premature: vs.Premature}
 		}
 		rows = append(rows, r)
 	}
