@@ -31,11 +31,18 @@ func (c *Tasks) Load(path string) (*task.Task, []byte, error) {
 	path = filepath.Clean(path)
 	lt, ok := c.byPath[path]
 	if !ok {
-		lt.data, lt.err = os.ReadFile(path)
-		if lt.err == nil {
-			lt.task, lt.err = task.Load(path)
-		}
+		lt = load(path)
 		c.byPath[path] = lt
 	}
 	return lt.task, lt.data, lt.err
+}
+
+// load reads and parses one task file.
+func load(path string) loadedTask {
+	var lt loadedTask
+	lt.data, lt.err = os.ReadFile(path)
+	if lt.err == nil {
+		lt.task, lt.err = task.Load(path)
+	}
+	return lt
 }

@@ -1,5 +1,5 @@
 // Package curriculum schedules the checkpoint each episode of a task starts
-// from (DESIGN.md §6): a per-task state machine with Next(task) → (k,
+// from (docs/curriculum.md): a per-task state machine with Next(task) → (k,
 // purpose) and Observe(task, k, success), for the seed's four rollback
 // strategies — Sequential, Heuristic Sequential, Parallel and Search-Learn.
 //

@@ -93,12 +93,17 @@ func (e *Engine) register(ti TaskInfo, persist bool) error {
 			return fmt.Errorf("register task %q: %w", ti.ID, err)
 		}
 	}
+	e.add(ti)
+	return nil
+}
+
+// add starts a normalized task's state; e.mu is held.
+func (e *Engine) add(ti TaskInfo) {
 	tr := newTrack(&e.cfg, ti)
 	if f := e.cfg.onMastered; f != nil {
 		tr.onMastered = func(k int) { f(Mastered{Task: ti.ID, K: k}) }
 	}
 	e.tasks[ti.ID] = &taskState{info: ti, version: 1, tr: tr, pol: newStrategyState(tr)}
-	return nil
 }
 
 func (e *Engine) task(id string) (*taskState, error) {

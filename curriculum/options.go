@@ -5,7 +5,7 @@ import "fmt"
 // Strategy names a rollback strategy.
 type Strategy string
 
-// The seed's strategies (DESIGN.md §6).
+// The seed's strategies (docs/curriculum.md).
 const (
 	Sequential  Strategy = "sequential"
 	Heuristic   Strategy = "heuristic"

@@ -5,7 +5,7 @@ package curriculum
 // round-robin between the unfinished segments. The task is solved when the
 // first segment masters k = 0, whatever the later segments still train:
 // their checkpoints are suffixes of an episode from k = 0, so they no longer
-// need episodes of their own (DESIGN.md §6: finished when k = 0 is mastered).
+// need episodes of their own (docs/curriculum.md: finished when k = 0 is mastered).
 type parallel struct {
 	segs []*sequential
 	his  []int // each segment's upper bound, to route outcomes

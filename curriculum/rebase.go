@@ -7,7 +7,7 @@ import (
 
 // Rebase is a reference refresh as the curriculum sees it: the task's
 // reference was replaced by one of shape To that shares the old
-// reference's first K steps (DESIGN.md §6 "Reference refresh": the
+// reference's first K steps (docs/reference-refresh.md: the
 // candidate is ref[0,K) followed by a policy episode from K). Checkpoints
 // 0..K are therefore the same states in both references and keep their
 // statistics; checkpoints after K are new states and start empty. How each

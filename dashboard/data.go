@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/server"
 	"github.com/rbx-sandbox/rbx/trajectory"
 	"github.com/rbx-sandbox/rbx/verifier"
@@ -17,6 +18,8 @@ type health struct {
 	Lost     int     `json:"lost_at_start"`
 	Uptime   float64 `json:"uptime_s"`
 	Strategy string  `json:"strategy"`
+	// Capacity is the budget of live sandboxes (--max-sandboxes) and its use.
+	Capacity capacity.Stats `json:"capacity"`
 }
 
 // record is GET /v1/episodes/{id}: an episode with its actions.
@@ -40,13 +43,6 @@ type record struct {
 func (d *Dashboard) health(ctx context.Context) (health, error) {
 	var h health
 	return h, d.api.get(ctx, "/healthz", &h)
-}
-
-func (d *Dashboard) tasks(ctx context.Context) ([]server.TaskSummary, error) {
-	var doc struct {
-		Tasks []server.TaskSummary `json:"tasks"`
-	}
-	return doc.Tasks, d.api.get(ctx, "/v1/tasks", &doc)
 }
 
 func (d *Dashboard) task(ctx context.Context, id string) (server.TaskSummary, error) {

@@ -2,9 +2,11 @@ package dashboard
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/server"
 )
 
@@ -27,26 +29,35 @@ type overviewData struct {
 	page
 	Strategy    string
 	Uptime      time.Duration
+	Served      int // every task the server serves
 	Tasks       []taskRow
-	Open, Lost  int // episodes open now; lost (a previous process died with them)
+	Listing     listing
+	Page        server.Page  // the listing's total, next cursor and counts per phase
+	Phases      []phaseCount // the summary on top
+	Next, First string       // the next page's and the first page's links ("" when none)
+	Open, Lost  int          // episodes open now; lost (a previous process died with them)
 	LostAtStart int
 	Rates       rates
+	Capacity    capacity.Stats // the budget of live sandboxes and its use
 }
 
 // taskRow is one task of the overview.
 type taskRow struct {
 	server.TaskSummary
 	Open, Lost          int
-	Resets              float64 // per second
+	Resets              float64 // per second (NaN: the metrics are not per task)
 	Episodes, Successes int     // observed by the curriculum
 }
 
-func (d *Dashboard) overview(ctx context.Context) (*overviewData, error) {
+// overview gathers one page of the overview: l's page of tasks (at most
+// overviewLimit rows whatever the number of tasks), their counters, and
+// the server's figures.
+func (d *Dashboard) overview(ctx context.Context, l listing) (*overviewData, error) {
 	h, err := d.health(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := d.tasks(ctx)
+	tp, err := d.listTasks(ctx, l)
 	if err != nil {
 		return nil, err
 	}
@@ -63,22 +74,40 @@ func (d *Dashboard) overview(ctx context.Context) (*overviewData, error) {
 		return nil, err
 	}
 	uptime := time.Duration(h.Uptime * float64(time.Second))
-	o := &overviewData{page: d.page("rbx serve", Prefix+"/live"), Strategy: h.Strategy, Uptime: uptime,
-		Open: h.Open, LostAtStart: h.Lost, Rates: d.rates.observe(time.Now(), sc, uptime)}
-	for _, t := range ts {
-		row := taskRow{TaskSummary: t, Open: open[t.ID], Lost: lost[t.ID], Resets: o.Rates.TaskResets[t.ID]}
-		for _, c := range t.Curriculum.Checkpoints {
-			row.Episodes += c.Episodes
-			row.Successes += c.Successes
-		}
-		o.Lost += row.Lost
-		o.Tasks = append(o.Tasks, row)
+	o := &overviewData{page: d.page("rbx serve", Prefix+"/live"+l.query(l.Cursor)), Strategy: h.Strategy, Uptime: uptime,
+		Served: h.Tasks, Listing: l, Page: tp.Page, Phases: phaseCounts(l, tp.Phases),
+		Open: h.Open, LostAtStart: h.Lost, Rates: d.rates.observe(time.Now(), sc, uptime), Capacity: h.Capacity}
+	if tp.NextCursor != "" {
+		o.Next = Prefix + "/" + l.query(tp.NextCursor)
+	}
+	if l.Cursor != "" {
+		o.First = Prefix + "/" + l.query("")
+	}
+	for _, n := range lost {
+		o.Lost += n
+	}
+	for _, t := range tp.Tasks {
+		o.Tasks = append(o.Tasks, d.row(t, open, lost, o.Rates))
 	}
 	return o, nil
 }
 
+func (d *Dashboard) row(t server.TaskSummary, open, lost map[string]int, r rates) taskRow {
+	row := taskRow{TaskSummary: t, Open: open[t.ID], Lost: lost[t.ID], Resets: r.TaskResets[t.ID]}
+	if _, ok := r.TaskResets[t.ID]; !ok {
+		if _, agg := r.TaskResets[server.AllTasks]; agg {
+			row.Resets = math.NaN()
+		}
+	}
+	for _, c := range t.Curriculum.Checkpoints {
+		row.Episodes += c.Episodes
+		row.Successes += c.Successes
+	}
+	return row
+}
+
 func (d *Dashboard) overviewPage(w http.ResponseWriter, r *http.Request) error {
-	o, err := d.overview(r.Context())
+	o, err := d.overview(r.Context(), listingOf(r))
 	if err != nil {
 		return err
 	}
@@ -86,15 +115,15 @@ func (d *Dashboard) overviewPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (d *Dashboard) overviewLive(w http.ResponseWriter, r *http.Request) error {
-	o, err := d.overview(r.Context())
+	o, err := d.overview(r.Context(), listingOf(r))
 	if err != nil {
 		return err
 	}
-	f, err := fragments("overview.html", o, "figures", "tasks")
+	f, err := fragments("overview.html", o, "figures", "phases", "tasks")
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"fragments": f, "tasks": len(o.Tasks), "open": o.Open,
+	writeJSON(w, http.StatusOK, map[string]any{"fragments": f, "tasks": len(o.Tasks), "total": o.Page.Total, "open": o.Open,
 		"resets_per_s": o.Rates.Resets})
 	return nil
 }

@@ -54,7 +54,12 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%.0f ms", v)
 	},
-	"rate": func(v float64) string { return fmt.Sprintf("%.2f", v) },
+	"rate": func(v float64) string {
+		if math.IsNaN(v) {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", v)
+	},
 	"dur": func(d time.Duration) string {
 		if d < 10*time.Second {
 			return d.Round(time.Millisecond).String()

@@ -1,4 +1,4 @@
-// Package policy declares what acts in a probe episode (DESIGN.md §8): a
+// Package policy declares what acts in a probe episode (docs/probe.md): a
 // Policy starts one Agent per episode, and the Agent turns each observation
 // into the next action until it is done. The implementations are expert
 // (the reference suffix), noisy (the reference with actions corrupted at

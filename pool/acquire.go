@@ -2,46 +2,124 @@ package pool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
-// Acquire hands out a ready sandbox, never one handed out before. It waits
-// for the background filler when none is idle (or creates one itself when
-// the pool keeps none), until ctx ends. A sandbox that fails its liveness
-// check is discarded and another one taken.
+// Acquire hands out a ready sandbox, never one handed out and not given
+// back: an idle one, or one created now with a slot it waits for in the
+// budget's line. A creation that fails for the engine's sake is retried
+// with backoff until ctx ends; the error then names the last failure.
 func (p *Pool) Acquire(ctx context.Context) (sandbox.Sandbox, error) {
 	start := time.Now()
-	defer func() { p.stats.observeWait(time.Since(start)) }()
+	var deadline time.Time
+	if p.cfg.wait > 0 {
+		deadline = start.Add(p.cfg.wait)
+	}
+	for {
+		if sb := p.Take(ctx); sb != nil {
+			p.stats.observeWait(time.Since(start))
+			return sb, nil
+		}
+		lease, err := p.WaitRoom(ctx, 1, deadline)
+		if err != nil {
+			p.stats.observeWait(time.Since(start))
+			return nil, fmt.Errorf("acquire sandbox from pool %s: %w", p.tmpl.Key, err)
+		}
+		if lease == nil {
+			continue // one of the class's came back: take it
+		}
+		sb, err := p.AcquireWith(ctx, lease.Slot())
+		p.stats.observeWait(time.Since(start))
+		return sb, err
+	}
+}
+
+// Take hands out an idle sandbox, or nil when none is idle. A sandbox
+// that fails its liveness check is removed and another one tried.
+func (p *Pool) Take(ctx context.Context) sandbox.Sandbox {
 	for {
 		if p.closed.Load() {
+			return nil
+		}
+		p.mu.Lock()
+		if len(p.idle) == 0 {
+			p.mu.Unlock()
+			return nil
+		}
+		m := p.idle[0] // the oldest: a dead one is found before the fresh ones
+		p.idle = p.idle[1:]
+		p.out[m.sb.ID()] = m
+		p.mu.Unlock()
+		p.poke()
+		if err := p.healthy(ctx, m.sb); err != nil {
+			p.cfg.log.Warn("pool: discarding a broken sandbox", "pool", p.tmpl.Key, "sandbox", m.sb.ID(), "err", err)
+			p.stats.broken.Add(1)
+			p.mu.Lock()
+			delete(p.out, m.sb.ID())
+			p.mu.Unlock()
+			p.remove(m)
+			continue
+		}
+		m.slot.Mark(capacity.InUse)
+		p.stats.inUse.Add(1)
+		p.stats.acquires.Add(1)
+		return m.sb
+	}
+}
+
+// AcquireWith hands out an idle sandbox and gives slot back, or creates
+// one with slot (a slot of a group's lease). It owns slot either way.
+func (p *Pool) AcquireWith(ctx context.Context, slot *capacity.Slot) (sandbox.Sandbox, error) {
+	if sb := p.Take(ctx); sb != nil {
+		slot.Release()
+		return sb, nil
+	}
+	var backoff time.Duration
+	for {
+		if p.closed.Load() {
+			slot.Release()
 			return nil, ErrClosed
 		}
-		if p.cfg.size == 0 {
-			sb, err := p.create(ctx)
-			if err != nil {
-				return nil, err
+		m, err := p.create(ctx, slot, true)
+		if errors.Is(err, errArrived) {
+			if sb := p.Take(ctx); sb != nil {
+				slot.Release()
+				return sb, nil
 			}
-			p.stats.inUse.Add(1)
-			return sb, nil
+			continue // taken by another: wait for a permit again
 		}
-		select {
-		case sb := <-p.idle:
-			p.poke()
-			if err := p.healthy(ctx, sb); err != nil {
-				p.cfg.log.Warn("pool: discarding a broken sandbox", "pool", p.tmpl.Key, "sandbox", sb.ID(), "err", err)
-				p.stats.broken.Add(1)
-				p.remove(ctx, sb)
-				continue
-			}
+		if err == nil {
+			m.slot.Mark(capacity.InUse)
+			p.mu.Lock()
+			p.out[m.sb.ID()] = m
+			p.mu.Unlock()
 			p.stats.inUse.Add(1)
-			return sb, nil
+			p.stats.acquires.Add(1)
+			return m.sb, nil
+		}
+		if !transient(err) || ctx.Err() != nil {
+			slot.Release()
+			return nil, fmt.Errorf("acquire sandbox from pool %s: %w", p.tmpl.Key, err)
+		}
+		backoff = min(max(2*backoff, 100*time.Millisecond), p.cfg.backoffMax)
+		select {
+		case <-time.After(backoff):
 		case <-ctx.Done():
-			return nil, fmt.Errorf("acquire sandbox from pool %s: %w (last create error: %v)", p.tmpl.Key, ctx.Err(), p.stats.lastError())
+			slot.Release()
+			return nil, fmt.Errorf("acquire sandbox from pool %s: %w (last create error: %v)", p.tmpl.Key, ctx.Err(), err)
 		}
 	}
+}
+
+// transient reports whether a creation may succeed when tried again.
+func transient(err error) bool {
+	return !errors.Is(err, sandbox.ErrInvalidSpec) && !errors.Is(err, sandbox.ErrImageMissing) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // healthy checks that an idle sandbox still answers (its container may have
@@ -61,32 +139,77 @@ func (p *Pool) healthy(ctx context.Context, sb sandbox.Sandbox) error {
 	return nil
 }
 
-// Discard removes a sandbox that was handed out; the pool refills. Removal
-// runs in the background so that the caller's next reset does not wait for
-// it; Close waits for pending removals.
+// Discard removes a sandbox that was handed out. Removal runs in the
+// background so that the caller's next reset does not wait for it; its
+// slot comes back when it ends; Close waits for pending removals.
 func (p *Pool) Discard(sb sandbox.Sandbox) {
-	if sb == nil {
-		return
+	if m := p.handedBack(sb); m != nil {
+		p.remove(m)
 	}
-	p.stats.inUse.Add(-1)
-	p.remove(context.Background(), sb)
 }
 
-// remove deletes sb in the background, within the concurrency bound.
-func (p *Pool) remove(ctx context.Context, sb sandbox.Sandbox) {
+// Unclaim gives back a sandbox handed out by Take and not used (a group
+// that could not be completed gives back what it claimed): it is idle
+// again as it was, with no recycle.
+func (p *Pool) Unclaim(sb sandbox.Sandbox) {
+	m := p.handedBack(sb)
+	if m == nil {
+		return
+	}
+	p.mu.Lock()
+	if p.closed.Load() {
+		p.mu.Unlock()
+		p.remove(m)
+		return
+	}
+	p.idleLocked(m)
+	p.mu.Unlock()
+}
+
+// handedBack forgets a sandbox handed out, nil when it is not the pool's.
+func (p *Pool) handedBack(sb sandbox.Sandbox) *member {
+	if sb == nil {
+		return nil
+	}
+	p.mu.Lock()
+	m := p.out[sb.ID()]
+	delete(p.out, sb.ID())
+	p.mu.Unlock()
+	if m != nil {
+		p.stats.inUse.Add(-1)
+	}
+	return m
+}
+
+// remove deletes m's sandbox in the background, within the concurrency
+// bound, and releases its slot after.
+func (p *Pool) remove(m *member) {
 	p.stats.discarded.Add(1)
 	p.stats.removing.Add(1)
-	p.rmWG.Add(1)
+	m.slot.Mark(capacity.Removing)
+	p.bgWG.Add(1)
 	go func() {
-		defer p.rmWG.Done()
+		defer p.bgWG.Done()
+		defer p.poke() // the filler may want a replacement
 		defer p.stats.removing.Add(-1)
+		defer m.slot.Release()
 		p.rmSem <- struct{}{}
 		defer func() { <-p.rmSem }()
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		rctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		if err := sb.Remove(rctx); err != nil {
-			p.cfg.log.Warn("pool: remove sandbox", "pool", p.tmpl.Key, "sandbox", sb.ID(), "err", err)
+		release, err := p.budget.Engine(rctx)
+		if err != nil {
+			p.cfg.log.Warn("pool: remove sandbox: no engine operation free", "pool", p.tmpl.Key, "sandbox", m.sb.ID(), "err", err)
+			return
 		}
+		defer release()
+		start := time.Now()
+		if err := m.sb.Remove(rctx); err != nil && !errors.Is(err, sandbox.ErrNotFound) {
+			p.cfg.log.Warn("pool: remove sandbox", "pool", p.tmpl.Key, "sandbox", m.sb.ID(), "err", err)
+			return
+		}
+		p.stats.removeNanos.Add(int64(time.Since(start)))
+		p.stats.removed.Add(1)
 	}()
 }
 
@@ -95,5 +218,26 @@ func (p *Pool) poke() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
+	}
+}
+
+// Mark records what a sandbox handed out is doing now (staged ahead of a
+// reset, in use) in the budget's accounting.
+func (p *Pool) Mark(sb sandbox.Sandbox, st capacity.State) {
+	p.mu.Lock()
+	m := p.out[sb.ID()]
+	p.mu.Unlock()
+	if m != nil {
+		m.slot.Mark(st)
+	}
+}
+
+// DiscardEvicted removes a sandbox handed out (a staged one) to make room
+// in the budget for a waiter.
+func (p *Pool) DiscardEvicted(sb sandbox.Sandbox) {
+	if m := p.handedBack(sb); m != nil {
+		m.slot.Evicted()
+		p.stats.evicted.Add(1)
+		p.remove(m)
 	}
 }

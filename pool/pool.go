@@ -1,7 +1,12 @@
-// Package pool keeps sandboxes warm: started, with their session shell open
-// and the task's files copied in, so that a reset only replays steps. Every
-// sandbox is used once: Acquire hands it out, the caller removes it through
-// Discard, and the pool refills in the background with bounded concurrency.
+// Package pool keeps sandboxes of one class warm: started, with their
+// session shell open, so that a reset only stages the task's files and
+// replays steps. A sandbox is never handed out twice at once: Acquire
+// hands it out, the caller gives it back with Discard (removed in the
+// background) or Return (recycled in place when the pool recycles, and
+// kept warm when the pool wants it). Every sandbox holds a slot of a
+// capacity.Budget from before its creation until its removal has ended;
+// the pool warms only with slots nobody waits for, and gives its idle
+// sandboxes up when a waiter needs room (Evict).
 package pool
 
 import (
@@ -14,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
@@ -45,15 +51,34 @@ type Pool struct {
 	rt     Creator
 	tmpl   Template
 	cfg    config
-	idle   chan sandbox.Sandbox
+	budget *capacity.Budget
 	wake   chan struct{}
 	stop   context.CancelFunc
 	done   chan struct{}
 	sem    chan struct{} // bounds concurrent creations
 	rmSem  chan struct{} // bounds concurrent removals, apart: a burst of removals must not stall refills
-	rmWG   sync.WaitGroup
+	rcSem  chan struct{} // bounds concurrent recycles
+	bgWG   sync.WaitGroup
 	stats  counters
 	closed atomic.Bool
+	size   atomic.Int64 // the target of idle sandboxes
+
+	waiting atomic.Int64 // acquisitions of this class in the budget's line
+	pending atomic.Int64 // creations of handed-out sandboxes waiting for a permit
+
+	mu     sync.Mutex
+	arrive chan struct{}      // closed when a sandbox is parked idle
+	idle   []*member          // oldest first
+	out    map[string]*member // handed out, by sandbox id
+	rc     recycleState
+}
+
+// member is a sandbox of the pool and its budget slot.
+type member struct {
+	sb   sandbox.Sandbox
+	slot *capacity.Slot
+	// recycled counts the times it was returned to its fresh state.
+	recycled int
 }
 
 type config struct {
@@ -62,13 +87,16 @@ type config struct {
 	health      time.Duration
 	log         *slog.Logger
 	backoffMax  time.Duration
+	budget      *capacity.Budget
+	wait        time.Duration
+	recycle     RecycleFunc
 }
 
 // Option configures a Pool.
 type Option func(*config) error
 
 // WithSize sets how many idle sandboxes the pool keeps ready (default 2; 0
-// keeps none: every Acquire creates one on demand).
+// keeps none: every Acquire creates one on demand). SetSize changes it.
 func WithSize(n int) Option {
 	return func(c *config) error {
 		if n < 0 {
@@ -80,7 +108,7 @@ func WithSize(n int) Option {
 }
 
 // WithConcurrency bounds concurrent creations, and separately concurrent
-// removals (default 4).
+// removals and recycles (default 4).
 func WithConcurrency(n int) Option {
 	return func(c *config) error {
 		if n < 1 {
@@ -99,6 +127,24 @@ func WithHealthCheck(d time.Duration) Option {
 
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }
+
+// WithBudget makes every sandbox of the pool hold a slot of b (default: a
+// budget of the pool's own, large enough never to bind).
+func WithBudget(b *capacity.Budget) Option {
+	return func(c *config) error { c.budget = b; return nil }
+}
+
+// WithWait bounds how long Acquire waits in the budget's line for room
+// (default: until its ctx ends); an error then wraps capacity.ErrFull.
+func WithWait(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("pool wait %v: expected ≥ 0", d)
+		}
+		c.wait = d
+		return nil
+	}
+}
 
 // New starts a pool and begins filling it in the background.
 func New(rt Creator, tmpl Template, opts ...Option) (*Pool, error) {
@@ -119,13 +165,36 @@ func New(rt Creator, tmpl Template, opts ...Option) (*Pool, error) {
 	}
 	labels[LabelPool] = sandbox.LabelValue(tmpl.Key) // keys hold long task ids
 	tmpl.Spec.Labels = labels
+	b := cfg.budget
+	if b == nil {
+		b, _ = capacity.New(1 << 20)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Pool{rt: rt, tmpl: tmpl, cfg: cfg, idle: make(chan sandbox.Sandbox, max(cfg.size, 1)),
-		wake: make(chan struct{}, 1), stop: cancel, done: make(chan struct{}), sem: make(chan struct{}, cfg.concurrency),
-		rmSem: make(chan struct{}, cfg.concurrency)}
+	p := &Pool{rt: rt, tmpl: tmpl, cfg: cfg, budget: b, wake: make(chan struct{}, 1), stop: cancel, done: make(chan struct{}),
+		sem: make(chan struct{}, cfg.concurrency), rmSem: make(chan struct{}, cfg.concurrency),
+		rcSem: make(chan struct{}, cfg.concurrency), out: map[string]*member{}, arrive: make(chan struct{})}
+	p.size.Store(int64(cfg.size))
+	p.rc.on = cfg.recycle != nil
 	go p.fill(ctx)
 	return p, nil
 }
 
 // Key is the template key.
 func (p *Pool) Key() string { return p.tmpl.Key }
+
+// Spec is the spec the pool creates its sandboxes with.
+func (p *Pool) Spec() sandbox.Spec { return p.tmpl.Spec }
+
+// SetSize sets the target of idle sandboxes; idle ones beyond it are
+// removed.
+func (p *Pool) SetSize(n int) {
+	n = max(n, 0)
+	if p.size.Swap(int64(n)) == int64(n) {
+		return
+	}
+	p.trim()
+	p.poke()
+}
+
+// Size is the target of idle sandboxes.
+func (p *Pool) Size() int { return int(p.size.Load()) }

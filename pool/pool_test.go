@@ -26,6 +26,8 @@ type fakeRuntime struct {
 	live    map[string]*fakeSandbox
 	// gate, when set, holds every Remove until it is closed.
 	gate chan struct{}
+	// delay is how long every Create takes.
+	delay time.Duration
 }
 
 func newFakeRuntime() *fakeRuntime { return &fakeRuntime{live: map[string]*fakeSandbox{}} }
@@ -34,7 +36,8 @@ func (r *fakeRuntime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sa
 	if r.failing.Load() {
 		return nil, fmt.Errorf("create: %w", sandbox.ErrUnavailable)
 	}
-	sb := &fakeSandbox{id: fmt.Sprintf("sb-%d", r.n.Add(1)), rt: r, labels: spec.Labels}
+	time.Sleep(r.delay)
+	sb := &fakeSandbox{id: fmt.Sprintf("sb-%d", r.n.Add(1)), rt: r, labels: spec.Labels, recycle: spec.Recycle}
 	r.mu.Lock()
 	r.live[sb.id] = sb
 	r.mu.Unlock()
@@ -48,10 +51,11 @@ func (r *fakeRuntime) count() int {
 }
 
 type fakeSandbox struct {
-	id     string
-	rt     *fakeRuntime
-	dead   atomic.Bool
-	labels map[string]string
+	id      string
+	rt      *fakeRuntime
+	dead    atomic.Bool
+	labels  map[string]string
+	recycle bool // created with Spec.Recycle
 }
 
 func (s *fakeSandbox) ID() string { return s.id }

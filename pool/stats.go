@@ -12,7 +12,7 @@ type Stats struct {
 	// Size is the target number of idle sandboxes.
 	Size int `json:"size"`
 	// Idle are ready to hand out; Creating are being created; InUse were
-	// handed out and not yet discarded.
+	// handed out and not yet given back.
 	Idle     int   `json:"idle"`
 	Creating int64 `json:"creating"`
 	InUse    int64 `json:"in_use"`
@@ -21,29 +21,41 @@ type Stats struct {
 	Removing int64 `json:"removing"`
 	// Created, Discarded and Broken count sandboxes over the pool's life;
 	// Broken ones failed their liveness check when handed out; Failed counts
-	// failed creations.
+	// failed creations; Evicted idle ones removed to make room in the
+	// budget; Removed the removals that ended.
 	Created   int64 `json:"created"`
 	Discarded int64 `json:"discarded"`
 	Broken    int64 `json:"broken"`
 	Failed    int64 `json:"failed"`
+	Evicted   int64 `json:"evicted"`
+	Removed   int64 `json:"removed"`
+	// Recycled counts sandboxes returned to their fresh state in place;
+	// RecycleFailed those that could not be proved fresh (removed).
+	Recycled      int64 `json:"recycled"`
+	RecycleFailed int64 `json:"recycle_failed"`
+	// Recycling: the pool recycles the sandboxes given back.
+	Recycling bool `json:"recycling"`
 	// Acquires, WaitTotal and WaitMax describe how long Acquire waited.
 	Acquires  int64         `json:"acquires"`
 	WaitTotal time.Duration `json:"wait_total_ns"`
 	WaitMax   time.Duration `json:"wait_max_ns"`
-	// CreateMean is the mean time to create and prepare a sandbox.
-	CreateMean time.Duration `json:"create_mean_ns"`
-	LastError  string        `json:"last_error,omitempty"`
+	// CreateMean is the mean time to create and prepare a sandbox,
+	// RemoveMean to remove one, RecycleMean to recycle one.
+	CreateMean  time.Duration `json:"create_mean_ns"`
+	RemoveMean  time.Duration `json:"remove_mean_ns"`
+	RecycleMean time.Duration `json:"recycle_mean_ns"`
+	LastError   string        `json:"last_error,omitempty"`
 }
 
 type counters struct {
-	creating, inUse, removing, created, discarded, broken, failed atomic.Int64
-	acquires, waitNanos, waitMax, createNanos                     atomic.Int64
-	mu                                                            sync.Mutex
-	lastErr                                                       error
+	creating, inUse, removing, created, discarded, broken, failed, evicted atomic.Int64
+	removed, removeNanos, recycled, recycleFailed, recycleNanos            atomic.Int64
+	acquires, waitNanos, waitMax, createNanos                              atomic.Int64
+	mu                                                                     sync.Mutex
+	lastErr                                                                error
 }
 
 func (c *counters) observeWait(d time.Duration) {
-	c.acquires.Add(1)
 	c.waitNanos.Add(int64(d))
 	for {
 		old := c.waitMax.Load()
@@ -66,16 +78,28 @@ func (c *counters) lastError() error {
 	return c.lastErr
 }
 
+func mean(total, n int64) time.Duration {
+	if n == 0 {
+		return 0
+	}
+	return time.Duration(total / n)
+}
+
 // Stats returns the pool's counters.
 func (p *Pool) Stats() Stats {
-	s := Stats{Key: p.tmpl.Key, Size: p.cfg.size, Idle: len(p.idle), Creating: p.stats.creating.Load(),
-		InUse: p.stats.inUse.Load(), Removing: p.stats.removing.Load(), Created: p.stats.created.Load(), Discarded: p.stats.discarded.Load(),
-		Broken: p.stats.broken.Load(), Failed: p.stats.failed.Load(), Acquires: p.stats.acquires.Load(),
-		WaitTotal: time.Duration(p.stats.waitNanos.Load()), WaitMax: time.Duration(p.stats.waitMax.Load())}
-	if s.Created > 0 {
-		s.CreateMean = time.Duration(p.stats.createNanos.Load() / s.Created)
-	}
-	if err := p.stats.lastError(); err != nil {
+	p.mu.Lock()
+	idle, rc := len(p.idle), p.rc.on
+	p.mu.Unlock()
+	c := &p.stats
+	s := Stats{Key: p.tmpl.Key, Size: p.Size(), Idle: idle, Creating: c.creating.Load(),
+		InUse: c.inUse.Load(), Removing: c.removing.Load(), Created: c.created.Load(), Discarded: c.discarded.Load(),
+		Broken: c.broken.Load(), Failed: c.failed.Load(), Evicted: c.evicted.Load(), Removed: c.removed.Load(),
+		Recycled: c.recycled.Load(), RecycleFailed: c.recycleFailed.Load(), Recycling: rc, Acquires: c.acquires.Load(),
+		WaitTotal: time.Duration(c.waitNanos.Load()), WaitMax: time.Duration(c.waitMax.Load())}
+	s.CreateMean = mean(c.createNanos.Load(), s.Created)
+	s.RemoveMean = mean(c.removeNanos.Load(), s.Removed)
+	s.RecycleMean = mean(c.recycleNanos.Load(), s.Recycled)
+	if err := c.lastError(); err != nil {
 		s.LastError = err.Error()
 	}
 	return s

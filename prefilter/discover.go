@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rbx-sandbox/rbx/corpus"
 	"github.com/rbx-sandbox/rbx/importer"
 	"github.com/rbx-sandbox/rbx/task"
 )
@@ -55,11 +56,12 @@ func Find(paths []string, opts ...FindOption) (*Found, error) {
 			return nil, err
 		}
 	}
-	w.trajs = skipTaskInputs(w.trajs, w.tasks)
-	w.foreign = skipTaskInputs(w.foreign, w.tasks)
+	l := newLoader()
+	inputs := taskInputs(w.tasks, l.tasks)
+	w.trajs = slices.DeleteFunc(w.trajs, inputs.holds)
+	w.foreign = slices.DeleteFunc(w.foreign, inputs.holds)
 	slices.Sort(w.trajs)
 	w.trajs = slices.Compact(w.trajs)
-	l := newLoader()
 	found := &Found{Tasks: w.tasks, Other: w.other}
 	for _, f := range w.trajs {
 		found.Items = append(found.Items, l.file(f)...)
@@ -166,29 +168,46 @@ func kindOfJSON(path string) jsonKind {
 	return jsonOther
 }
 
-// skipTaskInputs drops files that a task copies into its sandbox (its
-// files and verify.files sources): a workspace may hold JSON of its own.
-func skipTaskInputs(files, taskFiles []string) []string {
-	var roots []string
+// inputRoots are the files and directories tasks copy into their
+// sandboxes (files and verify.files sources): a workspace may hold JSON of
+// its own, which is not a trajectory to serve.
+type inputRoots map[string]bool
+
+// taskInputs loads every task file (through tasks, which keeps them for
+// the loader) and collects its input roots.
+func taskInputs(taskFiles []string, tasks *corpus.Tasks) inputRoots {
+	roots := inputRoots{}
+	tasks.Preload(taskFiles)
 	for _, tf := range taskFiles {
-		tk, err := task.Load(tf)
+		tk, _, err := tasks.Load(tf)
 		if err != nil {
 			continue
 		}
 		for _, m := range []map[string]string{tk.Files, tk.Verify.Files} {
 			for src := range m {
-				roots = append(roots, filepath.Join(filepath.Dir(tf), filepath.FromSlash(src)))
+				roots[filepath.Join(filepath.Dir(tf), filepath.FromSlash(src))] = true
 			}
 		}
 	}
-	return slices.DeleteFunc(files, func(f string) bool {
-		for _, r := range roots {
-			if f == r || strings.HasPrefix(f, r+string(filepath.Separator)) {
-				return true
-			}
-		}
+	return roots
+}
+
+// holds tells whether f is a root or under one: a walk up f's parents, so
+// the cost does not grow with the number of tasks.
+func (r inputRoots) holds(f string) bool {
+	if len(r) == 0 {
 		return false
-	})
+	}
+	for p := filepath.Clean(f); ; {
+		if r[p] {
+			return true
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return false
+		}
+		p = parent
+	}
 }
 
 // errFlatten lists the leaves of a tree of joined errors.

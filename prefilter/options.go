@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/task"
 )
 
@@ -18,6 +19,7 @@ type config struct {
 	previous    *Report
 	progress    func(Progress)
 	log         *slog.Logger
+	budget      *capacity.Budget
 }
 
 // Option configures Run.
@@ -103,6 +105,13 @@ func WithProgress(f func(Progress)) Option {
 	return func(c *config) error { c.progress = f; return nil }
 }
 
+// WithBudget counts every sandbox prefilter holds (each task's warm ones,
+// the repeats' and the image check's) against b (default: a budget of its
+// own that never binds; the concurrency bounds what runs).
+func WithBudget(b *capacity.Budget) Option {
+	return func(c *config) error { c.budget = b; return nil }
+}
+
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }
 
@@ -113,6 +122,9 @@ func newConfig(opts []Option) (config, error) {
 		if err := o(&c); err != nil {
 			return c, err
 		}
+	}
+	if c.budget == nil {
+		c.budget, _ = capacity.New(1 << 20)
 	}
 	return c, nil
 }

@@ -1,5 +1,5 @@
 // Package prefilter proves, before training, that recorded trajectories
-// replay and pass reproducibly (DESIGN.md §5): each trajectory is replayed
+// replay and pass reproducibly (docs/prefilter.md): each trajectory is replayed
 // end to end R times in fresh sandboxes, its task's verifier runs after
 // each replay, and it is kept only if all R pass. Every rejection carries a
 // machine-readable Reason. The package has no command-line code: `rbx

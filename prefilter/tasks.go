@@ -63,7 +63,7 @@ func (tr *taskRun) resetter(r *runner) (*reset.Resetter, error) {
 		}
 		r.mu.Unlock()
 		tr.size = size
-		tr.res, tr.err = reset.New(r.rt, r.rp, reset.WithRetries(r.cfg.retries), reset.WithLogger(r.cfg.log),
+		tr.res, tr.err = reset.New(r.rt, r.rp, reset.WithRetries(r.cfg.retries), reset.WithLogger(r.cfg.log), reset.WithBudget(r.cfg.budget),
 			reset.WithPoolOptions(pool.WithSize(size), pool.WithConcurrency(r.cfg.concurrency), pool.WithLogger(r.cfg.log)))
 		if tr.err == nil {
 			tr.err = tr.res.Warm(tr.tk)
@@ -200,6 +200,11 @@ func (r *runner) checkImages(ctx context.Context, pending []int) error {
 
 // probe is the default image check: create one sandbox and remove it.
 func (r *runner) probe(ctx context.Context, tk *task.Task) error {
+	lease, err := r.cfg.budget.Acquire(ctx, 1)
+	if err != nil {
+		return err
+	}
+	defer lease.Close() // after the removal below
 	sb, err := r.rt.Create(ctx, provision.Spec(tk))
 	if err != nil {
 		return err

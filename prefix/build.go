@@ -72,7 +72,7 @@ func (b *Build) Run(ctx context.Context, sb Sandbox, sessionMode bool, traj *tra
 	for _, r := range reps {
 		steps = append(steps, r.Steps...)
 	}
-	b.entry = &Entry{Key: b.plan.Key, State: st, Steps: steps, Vars: run.Vars(), Created: b.c.cfg.now(), size: st.Size()}
+	b.entry = &Entry{Key: b.plan.Key, State: st, Steps: steps, Vars: run.Vars(), Created: b.c.cfg.now(), used: b.c.cfg.now(), size: st.Size()}
 	b.c.store(b.entry)
 	return reps, nil
 }
@@ -83,6 +83,9 @@ func (b *Build) baseline(ctx context.Context, src *Source) (listing, error) {
 	tm := b.plan.Key.template()
 	b.c.mu.Lock()
 	base, ok := b.c.bases[tm]
+	if ok {
+		base.used = b.c.cfg.now()
+	}
 	b.c.mu.Unlock()
 	if ok {
 		return base.l, nil
@@ -98,8 +101,9 @@ func (b *Build) baseline(ctx context.Context, src *Source) (listing, error) {
 	b.c.mu.Lock()
 	defer b.c.mu.Unlock()
 	if _, ok := b.c.bases[tm]; !ok {
-		b.c.bases[tm] = &baseline{l: l, at: b.c.cfg.now(), size: size}
+		b.c.bases[tm] = &baseline{l: l, at: b.c.cfg.now(), size: size, used: b.c.cfg.now()}
 		b.c.bytes += size
+		b.c.evict()
 	}
 	return l, nil
 }

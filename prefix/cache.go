@@ -22,6 +22,7 @@ type Entry struct {
 	Vars    map[string]string
 	Created time.Time
 	size    int64
+	used    time.Time // the last hit (or Created)
 }
 
 // Cache holds entries in memory, bounded in bytes (least recently used
@@ -58,6 +59,7 @@ type baseline struct {
 	l    listing
 	at   time.Time
 	size int64
+	used time.Time // the last build that read it
 }
 
 // New returns an empty cache.
@@ -118,6 +120,7 @@ func (c *Cache) Lookup(ctx context.Context, p Plan) (*Entry, *Build, error) {
 		c.expire()
 		if el, ok := c.idx[p.Key]; ok {
 			c.lru.MoveToFront(el)
+			el.Value.(*Entry).used = c.cfg.now()
 			c.st.hits++
 			c.mu.Unlock()
 			return el.Value.(*Entry), nil, nil
@@ -230,12 +233,31 @@ func (c *Cache) expire() {
 	}
 }
 
-// evict drops least recently used entries until the bound holds. Callers
+// evict drops the least recently used entries and task baselines until
+// the bound holds: with thousands of tasks the baselines (one listing per
+// task and image) weigh as much as the entries, and both count. Callers
 // hold mu.
 func (c *Cache) evict() {
-	for c.bytes > c.cfg.maxBytes && c.lru.Len() > 0 {
-		c.drop(c.lru.Back())
-		c.st.evicted++
+	for c.bytes > c.cfg.maxBytes {
+		var oldBase *template
+		var oldAt time.Time
+		for k, b := range c.bases {
+			if oldBase == nil || b.used.Before(oldAt) {
+				k := k
+				oldBase, oldAt = &k, b.used
+			}
+		}
+		back := c.lru.Back()
+		switch {
+		case back != nil && (oldBase == nil || !oldAt.Before(back.Value.(*Entry).used)):
+			c.drop(back)
+			c.st.evicted++
+		case oldBase != nil:
+			c.bytes -= c.bases[*oldBase].size
+			delete(c.bases, *oldBase)
+		default:
+			return
+		}
 	}
 }
 

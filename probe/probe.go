@@ -1,6 +1,5 @@
 // Package probe estimates a policy's success rate p̂(k) from checkpoints k
-// of a task's reference trajectory and locates its bottleneck (DESIGN.md
-// §8): each rollout resets a sandbox to k, lets the policy act until it is
+// of a task's reference trajectory and locates its bottleneck (docs/probe.md): each rollout resets a sandbox to k, lets the policy act until it is
 // done, and runs the task's verifier. Scanning from the end towards the
 // start, the bottleneck is the first checkpoint whose p̂ falls below θ (the
 // seed's rule). Modes: sweep (the selected checkpoints) and search (the

@@ -18,7 +18,7 @@ import (
 )
 
 // TestIntegrationOTPReplayBeatsSnapshot is the seed's argument for replay
-// over snapshots (DESIGN.md §1): after the OTP recorded in a first run has
+// over snapshots (docs/overview.md): after the OTP recorded in a first run has
 // expired, replaying the trajectory fetches a fresh code and deploys, while
 // restoring the recorded .deploy_otp content (what a filesystem snapshot
 // does) is rejected by deploy.sh.

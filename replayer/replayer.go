@@ -1,6 +1,6 @@
 // Package replayer resets an environment to checkpoint k of a trajectory by
 // re-executing its steps [0, k) in a sandbox and checking each live
-// observation against the recorded one (DESIGN.md §5).
+// observation against the recorded one (docs/prefilter.md).
 package replayer
 
 import (

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefix"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -65,10 +66,11 @@ const (
 
 // Timings say where a reset's time went (summed over attempts).
 type Timings struct {
-	// PoolWait is the time Acquire took; Apply restoring a cached state;
+	// PoolWait is the time Acquire took; Files staging the task's files
+	// into the class's sandbox; Apply restoring a cached state;
 	// Replay replaying steps live; Build probing and capturing a state for
 	// the cache (on a miss, inside the replay of its prefix).
-	PoolWait, Apply, Replay, Build time.Duration
+	PoolWait, Files, Apply, Replay, Build time.Duration
 }
 
 // Reset returns an episode at checkpoint k of traj: a warm sandbox of the
@@ -80,6 +82,13 @@ type Timings struct {
 // nothing is left behind; the episode returned with the error holds only
 // the report of the last attempt, if a replay ran.
 func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (*Episode, error) {
+	return r.ResetHeld(ctx, nil, tk, traj, k)
+}
+
+// ResetHeld is Reset for a member of a group that Hold made room for (h
+// nil: none): its sandbox is a staged or idle one, or one created with a
+// slot of h, before it waits in the budget's line itself.
+func (r *Resetter) ResetHeld(ctx context.Context, h *Hold, tk *task.Task, traj *trajectory.Trajectory, k int) (*Episode, error) {
 	ep := &Episode{K: k}
 	if err := replayer.CheckCheckpoint(traj, k); err != nil {
 		return ep, &Error{Task: tk.ID, K: k, Err: err}
@@ -87,6 +96,9 @@ func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 	tp, err := r.taskPool(tk)
 	if err != nil {
 		return ep, &Error{Task: tk.ID, K: k, Err: err}
+	}
+	if h == nil {
+		r.demand.observe(tp.pool.Key(), tk.ID, k, 1)
 	}
 	p := tp.pool
 	ctx, cancel := context.WithTimeout(ctx, tk.EpisodeTimeout())
@@ -102,12 +114,16 @@ func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 			run, err = r.fromStaged(ctx, staged, sb, tk, traj, k, ep)
 		} else {
 			var aerr error
-			sb, aerr = p.Acquire(ctx)
+			sb, aerr = h.acquire(ctx, p)
 			ep.Timings.PoolWait += time.Since(start)
 			if aerr != nil {
 				return ep, &Error{Task: tk.ID, K: k, Attempts: attempt, Err: aerr}
 			}
-			run, err = r.replay(ctx, tp, sb, tk, traj, k, ep)
+			fstart := time.Now()
+			if err = provision.Prepare(ctx, sb, tk); err == nil {
+				ep.Timings.Files += time.Since(fstart)
+				run, err = r.replay(ctx, tp, sb, tk, traj, k, ep)
+			}
 		}
 		if err == nil {
 			r.mu.Lock()
@@ -135,7 +151,8 @@ func (r *Resetter) Reset(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 	}
 }
 
-// Release gives a sandbox from Reset back: it is removed and its pool refills.
+// Release gives a sandbox from Reset back: recycled in place for its
+// class when the class recycles and wants it warm, removed otherwise.
 func (r *Resetter) Release(sb sandbox.Sandbox) {
 	if sb == nil {
 		return
@@ -145,7 +162,7 @@ func (r *Resetter) Release(sb sandbox.Sandbox) {
 	delete(r.out, sb.ID())
 	r.mu.Unlock()
 	if ok {
-		h.pool.Discard(sb)
+		h.pool.Return(sb)
 	}
 }
 

@@ -74,7 +74,7 @@ func TestIntegrationChaos(t *testing.T) {
 		}
 	})
 	tk, traj := trivial("chaos", k)
-	key := reset.Key(tk)
+	key := reset.ClassKey(tk)
 
 	ctx, stopChaos := context.WithCancel(context.Background())
 	var killed atomic.Int64
@@ -184,7 +184,7 @@ func TestIntegrationResetState(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, 1, se.Index)
 	require.NoError(t, r.Close(ctx))
-	assert.Empty(t, containers(t, rt, sandbox.LabelTask+"=state"))
+	assert.Empty(t, containers(t, rt, reset.LabelClass+"="+reset.ClassKey(tk)), "the failed reset left no sandbox of its class")
 }
 
 func atoi(t *testing.T, s string) int {

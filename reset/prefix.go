@@ -53,13 +53,13 @@ func (r *Resetter) replay(ctx context.Context, tp taskPool, sb sandbox.Sandbox, 
 	case e != nil:
 		run, err := r.fromEntry(ctx, c, e, sb, tk, traj, k, ep)
 		if err == nil {
-			r.stageEntry(tp, e)
+			r.stageEntry(tp, e, tk, k)
 		}
 		return run, err
 	case b != nil:
 		run, err := r.build(ctx, b, sb, tk, traj, k, ep)
 		if err == nil {
-			r.stageEntry(tp, b.Entry())
+			r.stageEntry(tp, b.Entry(), tk, k)
 		}
 		return run, err
 	case errors.Is(err, prefix.ErrNotReusable):

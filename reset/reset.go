@@ -1,7 +1,9 @@
 // Package reset is the primitive everything else stands on: Reset returns a
-// live sandbox at checkpoint k of a trajectory, taken from a warm pool per
-// task and replayed to k, retried on a fresh sandbox when the infrastructure
-// (not the trajectory) failed. prefilter, serve and probe use it.
+// live sandbox at checkpoint k of a trajectory, taken from the warm set of
+// the task's sandbox class (ClassKey), the task's files staged into it, and
+// replayed to k, retried on a fresh sandbox when the infrastructure (not
+// the trajectory) failed. Every sandbox it holds counts against one
+// capacity.Budget. prefilter, serve and probe use it.
 package reset
 
 import (
@@ -14,7 +16,9 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
+	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefix"
 	"github.com/rbx-sandbox/rbx/provision"
@@ -26,17 +30,22 @@ import (
 // Resetter hands out sandboxes reset to checkpoints. It is safe for
 // concurrent use.
 type Resetter struct {
-	rt    pool.Creator
-	rp    *replayer.Replayer
-	cfg   config
-	mu    sync.Mutex
-	pools map[string]*pool.Pool
-	// digests are the prefix cache's task digests, by pool key.
+	rt     pool.Creator
+	rp     *replayer.Replayer
+	cfg    config
+	budget *capacity.Budget
+	demand *demand
+	mu     sync.Mutex
+	pools  map[string]*pool.Pool // by class key
+	// digests are the prefix cache's task digests, by task key (Key).
 	digests map[string]string
 	out     map[string]handed // sandboxes handed out, by id
 	noImage sync.Once         // logged: the backend reports no image id
-	stages  map[string]*stage // by pool key
+	stages  map[string]*stage // by task key
 	closed  bool
+	stop    chan struct{}
+	planned chan struct{} // closed when the planner has stopped
+	unevict func()        // removes the evictor from the budget
 }
 
 type config struct {
@@ -45,6 +54,15 @@ type config struct {
 	log      *slog.Logger
 	cache    *prefix.Cache
 	staging  int
+	// stageAfter is how many requests at a checkpoint start its stage.
+	stageAfter int
+	budget     *capacity.Budget
+	// warm < 0: every class keeps its pool size; ≥ 0: the total of idle
+	// sandboxes, split by demand (WithWarm).
+	warm     int
+	classMax int
+	wait     time.Duration
+	recycle  pool.RecycleFunc
 	// stageTimes are the stage's ping and settle intervals.
 	stageTimes stageTimes
 }
@@ -65,8 +83,10 @@ func WithRetries(n int) Option {
 	}
 }
 
-// WithPoolOptions passes options to every task's pool (size, concurrency,
-// health check); default pool.New's defaults.
+// WithPoolOptions passes options to every class's pool (size, concurrency,
+// health check); default pool.New's defaults. Without WithWarm every class
+// keeps the size given here idle from its first reset (or Warm) on; with
+// it the size is the most one class keeps.
 func WithPoolOptions(opts ...pool.Option) Option {
 	return func(c *config) error { c.poolOpts = append(c.poolOpts, opts...); return nil }
 }
@@ -82,18 +102,58 @@ func WithPrefixCache(c *prefix.Cache) Option {
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }
 
+// WithBudget counts every sandbox the resetter holds (warm, staged,
+// handed out, being created, recycled or removed) against b, shared with
+// whatever else the process runs (default: a budget of its own that never
+// binds).
+func WithBudget(b *capacity.Budget) Option {
+	return func(c *config) error { c.budget = b; return nil }
+}
+
+// WithWarm makes warming follow demand: n idle sandboxes in all (warm and
+// staged), split between the classes by their decayed reset rate, none
+// for a class nobody asked for lately, none at all before the first reset
+// (but for Prewarm) (default: every class keeps its pool size).
+func WithWarm(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("warm %d: expected ≥ 0", n)
+		}
+		c.warm = n
+		return nil
+	}
+}
+
+// WithRecycle returns the sandboxes of ended episodes to their fresh state
+// in place through f instead of removing them, in every class where that
+// is measured cheaper (see pool.WithRecycle) (default: removed).
+func WithRecycle(f pool.RecycleFunc) Option {
+	return func(c *config) error { c.recycle = f; return nil }
+}
+
 // New returns a Resetter creating sandboxes on rt and replaying with rp.
 func New(rt pool.Creator, rp *replayer.Replayer, opts ...Option) (*Resetter, error) {
-	cfg := config{retries: 2, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	cfg := config{retries: 2, log: slog.New(slog.NewTextHandler(io.Discard, nil)), warm: -1, stageAfter: 1,
 		stageTimes: stageTimes{recheck: defaultRecheck, settle: defaultSettle}}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
 		}
 	}
-	return &Resetter{rt: rt, rp: rp, cfg: cfg, pools: map[string]*pool.Pool{}, digests: map[string]string{}, out: map[string]handed{},
-		stages: map[string]*stage{}}, nil
+	b := cfg.budget
+	if b == nil {
+		b, _ = capacity.New(1 << 20)
+	}
+	r := &Resetter{rt: rt, rp: rp, cfg: cfg, budget: b, demand: newDemand(), pools: map[string]*pool.Pool{},
+		digests: map[string]string{}, out: map[string]handed{}, stages: map[string]*stage{},
+		stop: make(chan struct{}), planned: make(chan struct{})}
+	r.unevict = b.AddEvictor(r.evict)
+	go r.planLoop()
+	return r, nil
 }
+
+// Budget is the budget the resetter's sandboxes count against.
+func (r *Resetter) Budget() *capacity.Budget { return r.budget }
 
 // Key identifies a task's pool: its id and everything that shapes its
 // sandboxes, so an edited task never gets a stale warm sandbox.
@@ -107,11 +167,18 @@ func Key(tk *task.Task) string {
 	return tk.ID + "-" + hex.EncodeToString(h[:6])
 }
 
-// Warm creates the task's pool now, so its sandboxes start filling before
-// the first reset.
+// Warm creates the pool of the task's class now, so its sandboxes start
+// filling before the first reset; with WithWarm it also counts as demand
+// for the class (--prewarm), so that the class gets its share of the warm
+// sandboxes until that demand fades.
 func (r *Resetter) Warm(tk *task.Task) error {
-	_, err := r.poolFor(tk)
-	return err
+	p, err := r.poolFor(tk)
+	if err != nil || r.cfg.warm < 0 {
+		return err
+	}
+	r.demand.observe(p.Key(), tk.ID, -1, max(1, r.classLimit()))
+	r.plan()
+	return nil
 }
 
 func (r *Resetter) poolFor(tk *task.Task) (*pool.Pool, error) {
@@ -127,23 +194,35 @@ type taskPool struct {
 }
 
 func (r *Resetter) taskPool(tk *task.Task) (taskPool, error) {
-	key := Key(tk)
+	key, class := Key(tk), ClassKey(tk)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return taskPool{}, pool.ErrClosed
 	}
-	if p, ok := r.pools[key]; ok {
-		return taskPool{p, key, r.digests[key]}, nil
+	p, ok := r.pools[class]
+	if !ok {
+		spec := ClassSpec(tk)
+		spec.Labels[LabelClass] = class
+		recycling := r.cfg.recycle != nil && !spec.ReadOnlyRoot
+		spec.Recycle = recycling
+		opts := append([]pool.Option{pool.WithLogger(r.cfg.log), pool.WithBudget(r.budget), pool.WithWait(r.cfg.wait)}, r.cfg.poolOpts...)
+		switch {
+		case recycling:
+			opts = append(opts, pool.WithRecycle(r.cfg.recycle))
+		case r.cfg.recycle != nil:
+			r.cfg.log.Info("pool: a read-only root is not recycled: its sandboxes are removed after each episode", "pool", class)
+		}
+		var err error
+		if p, err = pool.New(r.rt, pool.Template{Key: class, Spec: spec}, opts...); err != nil {
+			return taskPool{}, fmt.Errorf("pool for task %q: %w", tk.ID, err)
+		}
+		if r.cfg.warm >= 0 {
+			p.SetSize(0) // demand sets it (plan)
+		}
+		r.pools[class] = p
 	}
-	tmpl := pool.Template{Key: key, Spec: provision.Spec(tk),
-		Prepare: func(ctx context.Context, sb sandbox.Sandbox) error { return provision.Prepare(ctx, sb, tk) }}
-	p, err := pool.New(r.rt, tmpl, append([]pool.Option{pool.WithLogger(r.cfg.log)}, r.cfg.poolOpts...)...)
-	if err != nil {
-		return taskPool{}, fmt.Errorf("pool for task %q: %w", tk.ID, err)
-	}
-	r.pools[key] = p
-	if r.cfg.cache != nil {
+	if _, ok := r.digests[key]; !ok && r.cfg.cache != nil {
 		d, err := taskDigest(key, tk)
 		if err != nil {
 			r.cfg.log.Warn("prefix cache off for this task: its files cannot be read", "task", tk.ID, "err", err)
@@ -175,10 +254,15 @@ type handed struct {
 // idle sandboxes, and waits for the removals.
 func (r *Resetter) Close(ctx context.Context) error {
 	r.mu.Lock()
+	if !r.closed {
+		close(r.stop)
+	}
 	r.closed = true
 	pools, out := r.pools, r.out
 	r.pools, r.out = map[string]*pool.Pool{}, map[string]handed{}
 	r.mu.Unlock()
+	<-r.planned
+	r.unevict()
 	r.stopStages()
 	for _, h := range out {
 		h.pool.Discard(h.sb)

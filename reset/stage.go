@@ -6,8 +6,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefix"
+	"github.com/rbx-sandbox/rbx/provision"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -18,10 +20,12 @@ import (
 // background, to the prefix cache entry the task's last reset used, so
 // that the next resets at that checkpoint (a group, a curriculum that
 // stays at k) take one ready instead of restoring on their path (default
-// 0: none). Staged sandboxes come from the task's pool, which refills
-// behind them: a task holds up to its pool size plus n sandboxes. They
-// are dropped when a reset uses another entry, when the entry outlives
-// the cache's age bound, and at Close. Needs WithPrefixCache.
+// 0: none). A task is staged only once its checkpoint was asked for often
+// enough lately (WithStageAfter), with slots of the budget nobody waits for; staged
+// sandboxes are the first evicted when a waiter needs room. They are
+// dropped when a reset uses another entry, when nobody asked for the
+// checkpoint lately, when the entry outlives the cache's age bound, and
+// at Close. Needs WithPrefixCache.
 func WithStaging(n int) Option {
 	return func(c *config) error {
 		if n < 0 {
@@ -63,6 +67,9 @@ type staged struct {
 
 // stage holds sandboxes of one task restored to one entry.
 type stage struct {
+	task   *task.Task
+	k      int
+	budget *capacity.Budget
 	entry  *prefix.Entry
 	size   int
 	times  stageTimes
@@ -77,9 +84,25 @@ type stage struct {
 	burst time.Time
 }
 
-// stageEntry makes e the entry the task's stage restores sandboxes to.
-func (r *Resetter) stageEntry(tp taskPool, e *prefix.Entry) {
-	if r.cfg.staging == 0 || e == nil {
+// WithStageAfter stages a checkpoint only once it was asked for in n
+// reset requests lately (a group is one request; the count decays with
+// demand's half-life) (default 1: after the first). rbx serve uses 2: a
+// trainer that samples tasks at random from a dataset rarely asks for the
+// same checkpoint twice, and a stage would hold sandboxes for nothing.
+func WithStageAfter(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("stage after %d requests: expected ≥ 1", n)
+		}
+		c.stageAfter = n
+		return nil
+	}
+}
+
+// stageEntry makes e the entry the task's stage restores sandboxes to,
+// once reset at tk's k has been asked for often enough.
+func (r *Resetter) stageEntry(tp taskPool, e *prefix.Entry, tk *task.Task, k int) {
+	if r.cfg.staging == 0 || e == nil || r.demand.point(tk.ID, k) < float64(r.cfg.stageAfter)-0.5 { // half a request of slack for the decay
 		return
 	}
 	r.mu.Lock()
@@ -89,7 +112,7 @@ func (r *Resetter) stageEntry(tp taskPool, e *prefix.Entry) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	st := &stage{entry: e, size: r.cfg.staging, times: r.cfg.stageTimes, wake: make(chan struct{}, 1),
+	st := &stage{task: tk, k: k, budget: r.budget, entry: e, size: r.cfg.staging, times: r.cfg.stageTimes, wake: make(chan struct{}, 1),
 		cancel: cancel, done: make(chan struct{}), pool: tp.pool}
 	r.stages[tp.key] = st
 	r.mu.Unlock()
@@ -125,11 +148,24 @@ func (r *Resetter) runStage(ctx context.Context, st *stage) {
 			continue
 		}
 		topping = true
-		sb, err := st.pool.Acquire(ctx)
+		sb, err := st.acquire(ctx)
 		if err != nil {
 			return
 		}
-		if err := c.Apply(ctx, st.entry, sb); err != nil {
+		if sb == nil { // no room nobody waits for: wait for a release
+			select {
+			case <-st.budget.Changed():
+			case <-st.wake:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		st.pool.Mark(sb, capacity.Staged)
+		err = provision.Prepare(ctx, sb, st.task)
+		if err == nil {
+			err = c.Apply(ctx, st.entry, sb)
+		}
+		if err != nil {
 			st.pool.Discard(sb)
 			if prefix.IsApplyError(err) || ctx.Err() != nil {
 				return
@@ -138,10 +174,49 @@ func (r *Resetter) runStage(ctx context.Context, st *stage) {
 			time.Sleep(time.Second)
 			continue
 		}
-		if !st.put(sb) {
-			st.pool.Discard(sb)
+		ok, full := st.put(sb)
+		if !ok {
+			st.pool.Return(sb) // alive and not needed here: back to its class
+		}
+		if full { // the top-up is over: a take from now on starts a burst
+			topping = false
 		}
 	}
+}
+
+// acquire takes a sandbox of the class for the stage without delaying
+// demand: an idle one, or a new one with a slot nobody waits for; nil when
+// there is neither.
+func (st *stage) acquire(ctx context.Context) (sandbox.Sandbox, error) {
+	// An idle sandbox taken while resets wait would be evicted for them
+	// at once (a removal, then a creation for the waiter).
+	if _, waiting := st.budget.Head(); waiting {
+		return nil, nil
+	}
+	if sb := st.pool.Take(ctx); sb != nil {
+		return sb, nil
+	}
+	lease, ok := st.budget.TryAcquire(1)
+	if !ok {
+		return nil, nil
+	}
+	return st.pool.AcquireWith(ctx, lease.Slot())
+}
+
+// evict removes up to n staged sandboxes for a waiter of the budget.
+func (st *stage) evict(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	st.mu.Lock()
+	n = min(n, len(st.ready))
+	victims := st.ready[:n]
+	st.ready = append([]*staged(nil), st.ready[n:]...)
+	st.mu.Unlock()
+	for _, s := range victims {
+		st.pool.DiscardEvicted(s.sb)
+	}
+	return n
 }
 
 // state reports whether the stage is full (which ends the burst), and how
@@ -159,15 +234,20 @@ func (st *stage) state() (full bool, quiet time.Duration) {
 	return full, quiet
 }
 
-// put parks a restored sandbox; false when the stage is full.
-func (st *stage) put(sb sandbox.Sandbox) bool {
+// put parks a restored sandbox (false when the stage is full) and reports
+// whether the stage is full now, which ends the burst.
+func (st *stage) put(sb sandbox.Sandbox) (ok, full bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if len(st.ready) >= st.size {
-		return false
+	if len(st.ready) < st.size {
+		st.ready = append(st.ready, &staged{sb: sb, proved: time.Now()})
+		ok = true
 	}
-	st.ready = append(st.ready, &staged{sb: sb, proved: time.Now()})
-	return true
+	full = len(st.ready) >= st.size
+	if full {
+		st.burst = time.Time{}
+	}
+	return ok, full
 }
 
 // take hands out the most recently proved staged sandbox, or nil.
@@ -226,8 +306,14 @@ func (st *stage) reprove(ctx context.Context, r *Resetter) {
 	}
 }
 
-// stop ends the stage and removes its sandboxes.
-func (st *stage) stop() {
+// stop ends the stage and gives its sandboxes back to their class
+// (recycled in place when the class recycles and wants them, removed
+// otherwise): nobody asks for this checkpoint any more, but its class may
+// still be asked for.
+func (st *stage) stop() { st.end(st.pool.Return) }
+
+// end ends the stage and hands each of its sandboxes to giveBack.
+func (st *stage) end(giveBack func(sandbox.Sandbox)) {
 	st.cancel()
 	<-st.done
 	st.mu.Lock()
@@ -235,7 +321,7 @@ func (st *stage) stop() {
 	st.ready = nil
 	st.mu.Unlock()
 	for _, s := range ready {
-		st.pool.Discard(s.sb)
+		giveBack(s.sb)
 	}
 }
 
@@ -252,16 +338,11 @@ func (st *stage) poke() {
 // last proof of life is older than recheck (the background pings fell
 // behind) is checked here.
 func (r *Resetter) takeStaged(ctx context.Context, tp taskPool, tk *task.Task, traj *trajectory.Trajectory, k int) (sandbox.Sandbox, *prefix.Entry) {
+	st := r.stageFor(tp, tk, traj, k)
+	if st == nil {
+		return nil, nil
+	}
 	c := r.cfg.cache
-	if c == nil || r.cfg.staging == 0 || k == 0 || tp.digest == "" {
-		return nil, nil
-	}
-	r.mu.Lock()
-	st := r.stages[tp.key]
-	r.mu.Unlock()
-	if st == nil || c.Plan(tk.ID, tp.digest, st.entry.Key.Image, traj, k).Key != st.entry.Key {
-		return nil, nil
-	}
 	for {
 		s := st.take()
 		if s == nil {
@@ -269,10 +350,27 @@ func (r *Resetter) takeStaged(ctx context.Context, tp taskPool, tk *task.Task, t
 		}
 		st.poke()
 		if (time.Since(s.proved) < st.times.recheck || alive(ctx, s.sb)) && c.Hit(st.entry) {
+			st.pool.Mark(s.sb, capacity.InUse)
 			return s.sb, st.entry
 		}
 		st.pool.Discard(s.sb)
 	}
+}
+
+// stageFor is the task's stage when it holds the entry a reset of tk at k
+// would take from the cache, nil otherwise.
+func (r *Resetter) stageFor(tp taskPool, tk *task.Task, traj *trajectory.Trajectory, k int) *stage {
+	c := r.cfg.cache
+	if c == nil || r.cfg.staging == 0 || k == 0 || tp.digest == "" {
+		return nil
+	}
+	r.mu.Lock()
+	st := r.stages[tp.key]
+	r.mu.Unlock()
+	if st == nil || c.Plan(tk.ID, tp.digest, st.entry.Key.Image, traj, k).Key != st.entry.Key {
+		return nil
+	}
+	return st
 }
 
 // alive checks that a staged sandbox still answers (it may have died
@@ -296,7 +394,7 @@ func (r *Resetter) stopStages() {
 	r.stages = map[string]*stage{}
 	r.mu.Unlock()
 	for _, st := range stages {
-		st.stop()
+		st.end(st.pool.Discard) // closing: no recycle to wait for
 	}
 }
 

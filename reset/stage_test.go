@@ -14,10 +14,13 @@ import (
 func TestStageBurst(t *testing.T) {
 	const settle = time.Hour // the test reads quiet, it never waits it out
 	st := &stage{size: 3, times: stageTimes{recheck: time.Minute, settle: settle}}
-	for range 3 {
-		require.True(t, st.put(nil))
+	for i := range 3 {
+		ok, full := st.put(nil)
+		require.True(t, ok)
+		assert.Equal(t, i == 2, full, "full after the third")
 	}
-	assert.False(t, st.put(nil), "full")
+	ok, _ := st.put(nil)
+	assert.False(t, ok, "full")
 	full, quiet := st.state()
 	assert.True(t, full)
 	assert.Zero(t, quiet, "no take yet")
@@ -36,8 +39,12 @@ func TestStageBurst(t *testing.T) {
 	_, quiet = st.state()
 	assert.Zero(t, quiet, "settled")
 
-	require.True(t, st.put(nil))
-	require.True(t, st.put(nil))
+	ok, _ = st.put(nil)
+	require.True(t, ok)
+	ok, full = st.put(nil)
+	require.True(t, ok)
+	assert.True(t, full)
+	assert.True(t, st.burst.IsZero(), "the put that fills the stage ends the burst")
 	full, _ = st.state()
 	assert.True(t, full)
 	assert.True(t, st.burst.IsZero(), "a full stage ends the burst")

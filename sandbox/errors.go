@@ -25,6 +25,12 @@ var (
 	ErrPathEscape = errors.New("path escapes the sandbox")
 	// ErrUnknownBackend: no backend has the requested name.
 	ErrUnknownBackend = errors.New("unknown backend")
+	// ErrUnsupported: the backend cannot honour a Spec field (Spec.Recycle
+	// on a backend without a trusted agent).
+	ErrUnsupported = errors.New("unsupported by this backend")
+	// ErrRecycle: a Recycle failed; the sandbox must be removed (see
+	// RecycleError).
+	ErrRecycle = errors.New("recycle failed")
 )
 
 // Causes a GoneError reports.

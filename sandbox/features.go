@@ -27,6 +27,10 @@ type Features struct {
 	// ReadOnlyRoot: Spec.ReadOnlyRoot is honoured, the workdir and /tmp
 	// being writable and bounded by Limits.DiskBytes.
 	ReadOnlyRoot bool
+	// Recycle: Spec.Recycle is honoured and its sandboxes implement
+	// Recycler. Not in AllFeatures: a backend declares it only when its
+	// trusted agent is configured.
+	Recycle bool
 }
 
 // AllFeatures is what an isolating container backend gives.

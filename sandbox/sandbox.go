@@ -1,5 +1,5 @@
 // Package sandbox declares the Runtime interface every execution backend
-// implements (docker, local, later containerd and kubernetes), and the
+// implements (docker, local, containerd and kubernetes), and the
 // specification and result types they share.
 package sandbox
 

@@ -70,6 +70,20 @@ type Spec struct {
 	// /tmp are then the only writable paths, each a tmpfs of
 	// Limits.DiskBytes (see docs/isolation.md).
 	ReadOnlyRoot bool
+	// Recycle prepares the sandbox for in-place recycling (see Recycler):
+	// the backend mounts its trusted agent and runs it as PID 1. A backend
+	// that cannot refuses it with an error wrapping ErrUnsupported; with
+	// ReadOnlyRoot it is refused with ErrInvalidSpec.
+	Recycle bool
+}
+
+// RefuseRecycle is what a backend without a recycling agent returns from
+// Create for a spec asking for one; nil when it does not.
+func RefuseRecycle(backend string, s Spec) error {
+	if !s.Recycle {
+		return nil
+	}
+	return fmt.Errorf("%w: recycle: the %s backend has no recycling agent", ErrUnsupported, backend)
 }
 
 // Limits bound a sandbox's resources.
@@ -136,6 +150,9 @@ func (s Spec) Validate() error {
 	}
 	if s.ReadOnlyRoot && (s.Workdir == "/" || s.Workdir == "/tmp") {
 		return fmt.Errorf("%w: workdir %q: a read-only root needs a workdir other than / and /tmp", ErrInvalidSpec, s.Workdir)
+	}
+	if s.Recycle && s.ReadOnlyRoot {
+		return fmt.Errorf("%w: recycle: not with a read-only root", ErrInvalidSpec)
 	}
 	if s.User != "" && !ValidUser(s.User) {
 		return fmt.Errorf("%w: user %q: %s", ErrInvalidSpec, s.User, UserSyntax)

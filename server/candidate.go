@@ -8,7 +8,7 @@ import (
 
 // candidate is a policy episode that may replace its task's reference:
 // the reference prefix [0, k) of the version it was reset on, then the
-// episode's actions with their live observations (DESIGN.md §6).
+// episode's actions with their live observations (docs/curriculum.md).
 type candidate struct {
 	task    string
 	episode string

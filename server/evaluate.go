@@ -96,7 +96,7 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	}
 	out.ReferenceCandidate = res.Passed && s.offer(ep.entry, ep.rec)
 	result := map[bool]string{true: "success", false: "failure"}[res.Passed]
-	s.met.outcomes.WithLabelValues(ep.rec.Task, result).Inc()
+	s.met.outcomes.WithLabelValues(s.met.task(ep.rec.Task), result).Inc()
 	if out.Observed {
 		s.hist.add(HistoryEvent{Episode: ep.rec.ID, Task: ep.rec.Task, K: ep.rec.K, Purpose: ep.rec.Purpose, Success: res.Passed, At: ep.rec.Updated.UTC()})
 	}

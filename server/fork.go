@@ -59,7 +59,7 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 			s.unreserve(1)
 		}
 	}()
-	ep, info, aerr := s.open(r.Context(), e, base, nil)
+	ep, info, aerr := s.open(r.Context(), e, base, nil, nil)
 	if aerr != nil {
 		return nil, aerr
 	}

@@ -137,8 +137,15 @@ func (j *journal) list(ctx context.Context, state string, limit int) ([]record, 
 
 // loadHistory fills h with the latest evaluated outcomes, oldest first.
 func (j *journal) loadHistory(ctx context.Context, h *history) error {
-	rows, err := j.db.QueryContext(ctx, `SELECT id, task, k, coalesce(json_extract(record, '$.purpose'), ''), success, updated FROM serve_episodes
-		WHERE success IS NOT NULL ORDER BY updated DESC LIMIT 4096`)
+	// The latest historyMax outcomes of each task, not of all tasks
+	// together: with thousands of tasks a global limit would leave most
+	// of them without history after a restart.
+	// Only the rows kept are read whole (the records hold every action).
+	rows, err := j.db.QueryContext(ctx, `SELECT e.id, e.task, e.k, coalesce(json_extract(e.record, '$.purpose'), ''), e.success, e.updated
+		FROM (SELECT rowid AS r, row_number() OVER (PARTITION BY task ORDER BY updated DESC, rowid DESC) AS n
+			FROM serve_episodes WHERE success IS NOT NULL) AS latest
+		JOIN serve_episodes e ON e.rowid = latest.r
+		WHERE latest.n <= ? ORDER BY e.updated DESC, e.rowid DESC`, historyMax)
 	if err != nil {
 		return fmt.Errorf("journal history: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rbx-sandbox/rbx/pool"
 )
 
 // metrics are the server's Prometheus series, in a registry of its own
@@ -24,13 +26,14 @@ type metrics struct {
 	lost      prometheus.Counter
 	expired   prometheus.Counter
 	truncated prometheus.Counter
+	perTask   bool // task and pool labels name each task (see WithTaskSeries)
 }
 
 var latencyBuckets = []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
 
 func newMetrics(s *Server) *metrics {
 	m := &metrics{
-		reg: prometheus.NewRegistry(),
+		reg: prometheus.NewRegistry(), perTask: len(s.cat) <= s.cfg.series,
 		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rbx_serve_request_seconds",
 			Help: "HTTP request latency by route and status code.", Buckets: latencyBuckets}, []string{"route", "code"}),
 		resets: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rbx_serve_resets_total",
@@ -55,7 +58,7 @@ func newMetrics(s *Server) *metrics {
 	}
 	open := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rbx_serve_episodes_open",
 		Help: "Episodes holding a sandbox."}, func() float64 { return float64(s.openCount()) })
-	m.reg.MustRegister(m.requests, m.resets, m.resetDur, m.phases, prefixCollector{s}, m.stepExec, m.outcomes, m.errors, m.lost, m.expired, m.truncated, open,
+	m.reg.MustRegister(m.requests, m.resets, m.resetDur, m.phases, prefixCollector{s}, newCapacityCollector(s.rs.Budget()), m.stepExec, m.outcomes, m.errors, m.lost, m.expired, m.truncated, open,
 		poolCollector{s}, collectors.NewGoCollector())
 	return m
 }
@@ -90,7 +93,11 @@ func (c poolCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, st := range c.s.rs.Stats() {
+	stats := c.s.rs.Stats()
+	if !c.s.met.perTask {
+		stats = []pool.Stats{sumPools(stats)}
+	}
+	for _, st := range stats {
 		ch <- prometheus.MustNewConstMetric(poolIdle, prometheus.GaugeValue, float64(st.Idle), st.Key)
 		ch <- prometheus.MustNewConstMetric(poolInUse, prometheus.GaugeValue, float64(st.InUse), st.Key)
 		ch <- prometheus.MustNewConstMetric(poolRemove, prometheus.GaugeValue, float64(st.Removing), st.Key)

@@ -26,10 +26,34 @@ type config struct {
 	refresh  *prefilterChecker // nil: reference refresh is off
 	evidence *evidenceConfig   // nil: the evidence route's defaults
 	rock     *rockConfig       // nil: no ROCK-compatible API
+	prewarm  prewarm
+	series   int // per-task metric series up to this many tasks
+}
+
+// prewarm names the tasks whose classes are warmed at start-up.
+type prewarm struct {
+	all bool
+	ids map[string]bool
+}
+
+// WithPrewarm warms the sandbox classes of the tasks named at start-up
+// ("all": every task's), before any reset asks for them (default: none;
+// warming follows demand).
+func WithPrewarm(ids []string) Option {
+	return func(c *config) error {
+		c.prewarm = prewarm{ids: map[string]bool{}}
+		for _, id := range ids {
+			if id == "all" {
+				c.prewarm.all = true
+			}
+			c.prewarm.ids[id] = true
+		}
+		return nil
+	}
 }
 
 func defaults() config {
-	return config{ttl: 10 * time.Minute, maxBody: 1 << 20, maxGroup: 64, maxOpen: 256, maxSteps: 256, maxShare: 0.5,
+	return config{ttl: 10 * time.Minute, maxBody: 1 << 20, maxGroup: 64, maxOpen: 256, maxSteps: 256, maxShare: 0.5, series: defaultTaskSeries,
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/provision"
+	"github.com/rbx-sandbox/rbx/task"
 )
 
 // ErrNoEntries is returned by References when no task has a valid
@@ -46,6 +47,15 @@ func Images(entries []Entry) []string {
 			seen[img] = true
 			out = append(out, img)
 		}
+	}
+	return out
+}
+
+// Tasks lists the tasks of entries, in order.
+func Tasks(entries []Entry) []*task.Task {
+	out := make([]*task.Task, len(entries))
+	for i, e := range entries {
+		out[i] = e.Task
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/reason"
@@ -27,7 +28,7 @@ type candidateChecker interface {
 	check(ctx context.Context, tk *task.Task, tr *trajectory.Trajectory) (verdict, error)
 }
 
-// prefilterChecker is the prefilter's own check (DESIGN.md §5), so that
+// prefilterChecker is the prefilter's own check (docs/prefilter.md), so that
 // an adopted reference passed exactly what a kept trajectory passes: the
 // candidate is replayed end to end and verified in repeats fresh
 // sandboxes created on rt, one at a time.
@@ -36,6 +37,7 @@ type prefilterChecker struct {
 	rp      *replayer.Replayer
 	repeats int
 	log     *slog.Logger
+	budget  *capacity.Budget // the server's: candidates' sandboxes count too
 }
 
 func (c prefilterChecker) check(ctx context.Context, tk *task.Task, tr *trajectory.Trajectory) (verdict, error) {
@@ -43,7 +45,7 @@ func (c prefilterChecker) check(ctx context.Context, tk *task.Task, tr *trajecto
 	// serve checked the task's image at start: no extra sandbox for it.
 	noImageCheck := prefilter.WithImageCheck(func(context.Context, *task.Task) error { return nil })
 	rep, err := prefilter.Run(ctx, c.rt, c.rp, []*prefilter.Item{it}, prefilter.WithRepeats(c.repeats),
-		prefilter.WithConcurrency(1), noImageCheck, prefilter.WithLogger(c.log))
+		prefilter.WithConcurrency(1), noImageCheck, prefilter.WithLogger(c.log), prefilter.WithBudget(c.budget))
 	if err != nil {
 		return verdict{}, fmt.Errorf("check candidate %s: %w", tr.ID, err)
 	}

@@ -33,6 +33,7 @@ type references struct {
 	mu   sync.RWMutex
 	vers map[string][]*Entry // by task, index version-1
 	meta map[string][]RefVersion
+	ids  []string // every task id, sorted; fixed at start
 }
 
 func newReferences(cat catalog) *references {
@@ -42,8 +43,12 @@ func newReferences(cat catalog) *references {
 		r.vers[id] = []*Entry{e}
 		r.meta[id] = []RefVersion{{Task: id, Version: 1, ID: e.Ref.ID, T: e.Ref.Len(), Adopted: time.Now().UTC()}}
 	}
+	r.ids = cat.ids()
 	return r
 }
+
+// taskIDs lists every served task id, sorted (the caller must not modify it).
+func (r *references) taskIDs() []string { return r.ids }
 
 // current is the task's newest version (nil for an unknown task).
 func (r *references) current(task string) *Entry {

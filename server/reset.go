@@ -106,13 +106,21 @@ func (s *Server) reset(r *http.Request) (any, *APIError) {
 	}
 	admitted := 0
 	defer func() { s.unreserve(req.Group - admitted) }()
+	hold, err := s.rs.Hold(r.Context(), e.Task, e.Ref, k, req.Group)
+	if err != nil {
+		if ae := capacityErr(err, s.rs.Budget()); ae != nil {
+			return nil, ae
+		}
+		return nil, resetFailed(err)
+	}
+	defer hold.Close()
 	eps := make([]*episode, req.Group)
 	infos := make([]EpisodeInfo, req.Group)
 	g, ctx := errgroup.WithContext(r.Context())
 	memo := &messageMemo{}
 	for i := range eps {
 		g.Go(func() error {
-			ep, info, aerr := s.open(ctx, e, k, memo)
+			ep, info, aerr := s.open(ctx, e, k, memo, hold)
 			if aerr != nil {
 				return aerr
 			}
@@ -187,12 +195,15 @@ func (s *Server) checkpoint(e *Entry, req ResetRequest) (int, string, *APIError)
 // open resets one sandbox to k and builds its episode (not yet admitted),
 // which continues the reset's replay run. memo is shared by a group's
 // members (nil: none).
-func (s *Server) open(ctx context.Context, e *Entry, k int, memo *messageMemo) (*episode, EpisodeInfo, *APIError) {
+func (s *Server) open(ctx context.Context, e *Entry, k int, memo *messageMemo, hold *reset.Hold) (*episode, EpisodeInfo, *APIError) {
 	start := now()
-	rs, err := s.rs.Reset(ctx, e.Task, e.Ref, k)
+	rs, err := s.rs.ResetHeld(ctx, hold, e.Task, e.Ref, k)
 	dur := since(start)
 	if err != nil {
-		s.met.resets.WithLabelValues(e.Task.ID, "failed").Inc()
+		s.met.resets.WithLabelValues(s.met.task(e.Task.ID), "failed").Inc()
+		if ae := capacityErr(err, s.rs.Budget()); ae != nil {
+			return nil, EpisodeInfo{}, ae
+		}
 		ae := resetFailed(err)
 		if errors.Is(err, replayer.ErrCheckpoint) {
 			ae.with("t", e.Ref.Len())
@@ -200,8 +211,8 @@ func (s *Server) open(ctx context.Context, e *Entry, k int, memo *messageMemo) (
 		return nil, EpisodeInfo{}, ae
 	}
 	sb, rep := rs.Sandbox, rs.Report
-	s.met.resets.WithLabelValues(e.Task.ID, "ok").Inc()
-	s.met.resetDur.WithLabelValues(e.Task.ID).Observe(dur.Seconds())
+	s.met.resets.WithLabelValues(s.met.task(e.Task.ID), "ok").Inc()
+	s.met.resetDur.WithLabelValues(s.met.task(e.Task.ID)).Observe(dur.Seconds())
 	s.met.observePhases(rs)
 	id := newEpisodeID()
 	t := now()

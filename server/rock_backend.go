@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -52,13 +53,23 @@ func (b *rockBackend) Start(ctx context.Context, req rock.StartRequest) (rock.Le
 			spec.Workdir = wd // sessions start where the image says, as under ROCK
 		}
 	}
-	sb, err := b.rt.Create(ctx, spec)
+	// A plain sandbox counts against the budget like an episode's, from
+	// before its creation until its removal has ended.
+	lease, err := b.s.rs.Budget().Acquire(ctx, 1)
 	if err != nil {
 		b.s.unreserve(1)
 		return nil, fmt.Errorf("start image %q: %w", req.Image, err)
 	}
+	slot := lease.Slot()
+	slot.Mark(capacity.InUse)
+	sb, err := b.rt.Create(ctx, spec)
+	if err != nil {
+		slot.Release()
+		b.s.unreserve(1)
+		return nil, fmt.Errorf("start image %q: %w", req.Image, err)
+	}
 	meta := map[string]string{"rbx.kind": "image", "rbx.sandbox": sb.ID()}
-	return &rock.SandboxLease{SB: sb, Meta: meta, Release: func() { b.s.unreserve(1) }}, nil
+	return &rock.SandboxLease{SB: sb, Meta: meta, Release: func() { slot.Release(); b.s.unreserve(1) }}, nil
 }
 
 // startEpisodeLease resets one episode of req.Ref's task to its checkpoint.
@@ -82,7 +93,7 @@ func (s *Server) startEpisodeLease(ctx context.Context, req rock.StartRequest) (
 	if aerr != nil {
 		return nil, aerr
 	}
-	ep, info, aerr := s.open(ctx, e, k, nil)
+	ep, info, aerr := s.open(ctx, e, k, nil, nil)
 	if aerr != nil {
 		s.unreserve(1)
 		return nil, aerr

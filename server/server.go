@@ -1,5 +1,5 @@
 // Package server is `rbx serve`: an HTTP/JSON reset backend for RL
-// trainers (DESIGN.md §7). A trainer resets groups of episodes to a
+// trainers (docs/serve.md). A trainer resets groups of episodes to a
 // checkpoint the curriculum picks, steps them with OpenAI tool calls,
 // evaluates them with the task's verifier (the outcome feeds the
 // curriculum), and may fork an episode at step t to continue it with
@@ -50,8 +50,9 @@ type Server struct {
 
 // New opens the journal (marking episodes a previous process left open as
 // lost) and the reference versions stored in it, registers every entry's
-// task with the curriculum at its current version, warms its pool and
-// starts the expiry loop. Episodes continue the replay runs rs hands out;
+// task with the curriculum at its current version, warms the sandbox
+// classes of the tasks WithPrewarm names (no sandbox exists before the
+// first reset otherwise) and starts the expiry loop. Episodes continue the replay runs rs hands out;
 // rp replays candidate references when reference refresh is on.
 func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *curriculum.Engine, entries []Entry, opts ...Option) (*Server, error) {
 	cfg := defaults()
@@ -80,12 +81,20 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 			return nil, errors.Join(err, s.jr.close())
 		}
 	}
+	if err := s.registerNew(); err != nil { // one commit, not one per task
+		if s.jr != nil {
+			err = errors.Join(err, s.jr.close())
+		}
+		return nil, err
+	}
 	for _, id := range cat.ids() {
 		err := s.registerTask(id)
 		if err != nil {
 			err = fmt.Errorf("register task %q with the curriculum: %w", id, err)
-		} else if err = rs.Warm(cat[id].Task); err != nil {
-			err = fmt.Errorf("warm pool of task %q: %w", id, err)
+		} else if cfg.prewarm.all || cfg.prewarm.ids[id] {
+			if err = rs.Warm(cat[id].Task); err != nil {
+				err = fmt.Errorf("warm pool of task %q: %w", id, err)
+			}
 		}
 		if err != nil {
 			if s.jr != nil {
@@ -101,7 +110,7 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 	s.wg.Add(1)
 	go s.expireLoop()
 	if cfg.refresh != nil {
-		cfg.refresh.rp, cfg.refresh.log = rp, cfg.log
+		cfg.refresh.rp, cfg.refresh.log, cfg.refresh.budget = rp, cfg.log, rs.Budget()
 		s.rf = newRefresher(*cfg.refresh, s.met.reg)
 		s.wg.Add(1)
 		go s.refreshLoop()

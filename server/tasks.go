@@ -34,10 +34,21 @@ type TaskState struct {
 
 func (s *Server) healthz(*http.Request) (any, *APIError) {
 	return map[string]any{"status": "ok", "tasks": len(s.cat), "open_episodes": s.openCount(),
-		"lost_at_start": s.lost, "uptime_s": time.Since(s.started).Seconds(), "strategy": s.eng.Strategy()}, nil
+		"lost_at_start": s.lost, "uptime_s": time.Since(s.started).Seconds(), "strategy": s.eng.Strategy(),
+		"capacity": s.rs.Budget().Stats()}, nil
 }
 
-func (s *Server) summary(e *Entry) TaskSummary {
+// poolStats indexes the pools' counters by pool key, once per request:
+// a listing must not scan every pool for each task.
+func (s *Server) poolStats() map[string]pool.Stats {
+	out := map[string]pool.Stats{}
+	for _, p := range s.rs.Stats() {
+		out[p.Key] = p
+	}
+	return out
+}
+
+func (s *Server) summary(e *Entry, pools map[string]pool.Stats) TaskSummary {
 	st, _ := s.eng.Status(e.Task.ID)
 	spec := provision.Spec(e.Task)
 	ts := TaskSummary{ID: e.Task.ID, T: e.Ref.Len(), Image: spec.Image, Workdir: spec.Workdir, Reference: e.Ref.ID, ReferenceVersion: e.version,
@@ -47,21 +58,34 @@ func (s *Server) summary(e *Entry) TaskSummary {
 			ts.Checkpoints = append(ts.Checkpoints, k)
 		}
 	}
-	key := reset.Key(e.Task)
-	for _, p := range s.rs.Stats() {
-		if p.Key == key {
-			ts.Pool = &p
-		}
+	if p, ok := pools[reset.ClassKey(e.Task)]; ok { // the task's class's warm set
+		ts.Pool = &p
 	}
 	return ts
 }
 
-func (s *Server) listTasks(*http.Request) (any, *APIError) {
-	out := []TaskSummary{}
-	for _, id := range s.cat.ids() {
-		out = append(out, s.summary(s.refs.current(id)))
+// phaseOf is a task's curriculum phase, for filtering listings.
+func (s *Server) phaseOf(id string) string {
+	ph, _ := s.eng.Phase(id)
+	return ph
+}
+
+// listTasks answers one page of the task listing (see parsePage).
+func (s *Server) listTasks(r *http.Request) (any, *APIError) {
+	p, aerr := parsePage(r)
+	if aerr != nil {
+		return nil, aerr
 	}
-	return map[string]any{"tasks": out}, nil
+	ids, pg := p.apply(s.refs.taskIDs(), s.phaseOf)
+	pools := s.poolStats()
+	out := make([]TaskSummary, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, s.summary(s.refs.current(id), pools))
+	}
+	return struct {
+		Tasks []TaskSummary `json:"tasks"`
+		Page
+	}{out, pg}, nil
 }
 
 func (s *Server) getTask(r *http.Request) (any, *APIError) {
@@ -69,30 +93,38 @@ func (s *Server) getTask(r *http.Request) (any, *APIError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	return s.summary(e), nil
+	return s.summary(e, s.poolStats()), nil
 }
 
-// curriculumState lists every task's (or ?task=ID's) curriculum: k, phase,
-// p̂ per checkpoint, stuck flags, and the latest ?history=N outcomes
-// (default 64, at most the ring's 256: the dashboard draws them all).
+// curriculumState lists one page of the tasks' (or ?task=ID's) curriculum:
+// k, phase, p̂ per checkpoint, stuck flags, and the latest ?history=N
+// outcomes (default 64, at most the ring's 256: the dashboard draws them
+// all); paged and filtered as GET /v1/tasks.
 func (s *Server) curriculumState(r *http.Request) (any, *APIError) {
 	n := 64
 	if v := r.URL.Query().Get("history"); v != "" {
 		h, err := strconv.Atoi(v)
 		if err != nil || h < 0 || h > historyMax {
-			return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "history %q: expected 0 to %d", clip(v, 16), historyMax)
+			return nil, badParam("history", "%q: expected 0 to %d", clip(v, 16), historyMax)
 		}
 		n = h
 	}
-	ids := s.cat.ids()
+	p, aerr := parsePage(r)
+	if aerr != nil {
+		return nil, aerr
+	}
+	var ids []string
+	var pg Page
 	if t := r.URL.Query().Get("task"); t != "" {
 		e, aerr := s.entry(t)
 		if aerr != nil {
 			return nil, aerr
 		}
-		ids = []string{e.Task.ID}
+		ids, pg = []string{e.Task.ID}, Page{Total: 1, Phases: map[string]int{s.phaseOf(e.Task.ID): 1}}
+	} else {
+		ids, pg = p.apply(s.refs.taskIDs(), s.phaseOf)
 	}
-	out := []TaskState{}
+	out := make([]TaskState, 0, len(ids))
 	for _, id := range ids {
 		st, err := s.eng.Status(id)
 		if err != nil {
@@ -103,5 +135,9 @@ func (s *Server) curriculumState(r *http.Request) (any, *APIError) {
 		}
 		out = append(out, TaskState{Status: st, History: s.hist.last(id, n)})
 	}
-	return map[string]any{"strategy": s.eng.Strategy(), "tasks": out}, nil
+	return struct {
+		Strategy curriculum.Strategy `json:"strategy"`
+		Tasks    []TaskState         `json:"tasks"`
+		Page
+	}{s.eng.Strategy(), out, pg}, nil
 }

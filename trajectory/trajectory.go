@@ -31,7 +31,7 @@ type Trajectory struct {
 // Kind is an action kind.
 type Kind string
 
-// Action kinds (DESIGN.md §3).
+// Action kinds (docs/formats.md).
 const (
 	KindShell     Kind = "shell"
 	KindWriteFile Kind = "write_file"

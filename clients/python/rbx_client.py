@@ -26,6 +26,7 @@ import json
 import ssl
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 __all__ = ["Client", "Env", "GroupReset", "RbxError", "ResetFailed", "reference_calls", "reset_group"]
@@ -45,6 +46,12 @@ class RbxError(Exception):
 class ResetFailed(RbxError):
     """The server could not reset (the replay to k failed, or no sandbox):
     details carry the failing "step", "reason" and "retryable"."""
+
+
+def _query(**params):
+    """A query string of the parameters that are not None ("" when none)."""
+    q = urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
+    return "?" + q if q else ""
 
 
 class Client:
@@ -84,12 +91,33 @@ class Client:
             details = {k: v for k, v in err.items() if k not in ("code", "message")}
             raise cls(e.code, err.get("code"), err.get("message", ""), details) from None
 
-    def tasks(self):
-        return self.call("GET", "/v1/tasks")["tasks"]
+    def task_page(self, limit=None, cursor=None, phase=None, q=None):
+        """One page of GET /v1/tasks: {tasks, total, next_cursor, phases}.
 
-    def curriculum(self, task=None):
-        path = "/v1/curriculum" + ("?task=" + task if task else "")
-        return self.call("GET", path)
+        limit: tasks per page (server default 100, at most 1000); cursor: a
+        page's next_cursor; phase: one of the curriculum's phases; q: a
+        substring of the id. next_cursor is "" on the last page."""
+        return self.call("GET", "/v1/tasks" + _query(limit=limit, cursor=cursor, phase=phase, q=q))
+
+    def iter_tasks(self, limit=1000, phase=None, q=None):
+        """Every task matching phase and q, fetched a page at a time."""
+        cursor = None
+        while True:
+            page = self.task_page(limit=limit, cursor=cursor, phase=phase, q=q)
+            yield from page["tasks"]
+            cursor = page["next_cursor"]
+            if not cursor:
+                return
+
+    def tasks(self, phase=None, q=None):
+        """Every served task (all pages)."""
+        return list(self.iter_tasks(phase=phase, q=q))
+
+    def curriculum(self, task=None, limit=None, cursor=None, phase=None, q=None, history=None):
+        """GET /v1/curriculum: one task's state (task=), or one page of them
+        ({strategy, tasks, total, next_cursor, phases}), paged as task_page."""
+        return self.call("GET", "/v1/curriculum" + _query(task=task, limit=limit, cursor=cursor, phase=phase, q=q,
+                                                          history=history))
 
     def episodes(self, state=None, limit=100):
         q = "?limit=%d" % limit + ("&state=" + state if state else "")

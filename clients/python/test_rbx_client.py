@@ -89,6 +89,24 @@ class ServeTest(unittest.TestCase):
                 call = WRONG
             env.step(call, tokens=tokens, intervened=intervened_from is not None and i >= intervened_from)
 
+    def test_task_listing_pages(self):
+        page = self.client.task_page(limit=1)
+        self.assertEqual((len(page["tasks"]), page["total"]), (1, 2))
+        self.assertEqual(page["tasks"][0]["id"], "diverges")  # ids sorted
+        self.assertTrue(page["next_cursor"])
+        last = self.client.task_page(limit=1, cursor=page["next_cursor"])
+        self.assertEqual(([t["id"] for t in last["tasks"]], last["next_cursor"]), ([TASK], ""))
+        self.assertEqual([t["id"] for t in self.client.iter_tasks(limit=1)], ["diverges", TASK])
+        self.assertEqual([t["id"] for t in self.client.tasks(q="run-sh")], [TASK])
+        self.assertEqual(sum(page["phases"].values()), 2)
+        cur = self.client.curriculum(limit=1, q="run-sh")
+        self.assertEqual(([t["task"] for t in cur["tasks"]], cur["total"]), ([TASK], 1))
+        with self.assertRaises(RbxError) as cm:
+            self.client.task_page(phase="mastered")
+        self.assertEqual((cm.exception.status, cm.exception.code), (400, "bad_request"))
+        self.assertEqual(cm.exception.details["parameter"], "phase")
+        self.assertIn("solved", cm.exception.details["allowed"])
+
     def test_reset_step_evaluate(self):
         env = Env(self.server.url, TASK)
         messages, info = env.reset(options={"checkpoint": 9})

@@ -27,6 +27,9 @@ type backendOptions struct {
 	// means $KUBECONFIG, in-cluster, ~/.kube/config, and the context's
 	// namespace (kubernetes.DefaultNamespace without one).
 	kubeconfig, namespace string
+	// agent is the rbx-agent binary Docker sandboxes are recycled with
+	// (empty: none, Spec.Recycle is refused).
+	agent string
 }
 
 // containerdAddressUsage is the help of --containerd-address.
@@ -47,7 +50,11 @@ func backends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.
 		o.pull = sandbox.PullNever
 	}
 	newDocker := func() (*docker.Runtime, error) {
-		return docker.New(docker.WithLogger(log), docker.WithProgress(progress), docker.WithPullPolicy(o.pull))
+		opts := []docker.Option{docker.WithLogger(log), docker.WithProgress(progress), docker.WithPullPolicy(o.pull)}
+		if o.agent != "" {
+			opts = append(opts, docker.WithAgent(o.agent))
+		}
+		return docker.New(opts...)
 	}
 	return []sandbox.Backend{
 		{

@@ -19,17 +19,29 @@ func newImagesCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 		Use:   "images",
 		Short: "Build and list the locally built base images (no registry needed)",
 	}
-	var optional bool
+	var optional, all bool
 	build := &cobra.Command{
 		Use:   "build [NAME...]",
-		Short: "Build base images that are missing (default: all recipes)",
+		Short: "Build recipe images that are missing (default: the base images)",
+		Long: `Build recipe images that are missing or older than their recipe.
+
+Without names it builds the base images (rbx/busybox, rbx/debian:bookworm):
+what the bundled examples and the demo use. The toolchain images
+(rbx/buildpack-deps, rbx/deveval: gigabytes, minutes to build) are built
+when a command needs one (rbx import of a task that names it), by name
+here, or with --all.`,
 		Example: `  rbx images build                      # rbx/busybox and rbx/debian:bookworm
-  rbx images build rbx/busybox`,
+  rbx images build rbx/buildpack-deps:bookworm
+  rbx images build --all                # the toolchain images too`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runImagesBuild(cmd.Context(), s, logger(), args, optional)
+			if all && len(args) > 0 {
+				return usageError("--all and image names: give one or the other")
+			}
+			return runImagesBuild(cmd.Context(), s, logger(), args, optional, all)
 		},
 	}
 	build.Flags().BoolVar(&optional, "if-engine", false, "without a container engine, warn and succeed (the local runtime needs no images)")
+	build.Flags().BoolVar(&all, "all", false, "build every recipe, the toolchain images too")
 	cmd.AddCommand(build, &cobra.Command{
 		Use:   "list",
 		Short: "List the recipes and whether each image is present",
@@ -41,10 +53,12 @@ func newImagesCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 	return cmd
 }
 
-func runImagesBuild(ctx context.Context, s Streams, log *slog.Logger, names []string, optional bool) error {
+func runImagesBuild(ctx context.Context, s Streams, log *slog.Logger, names []string, optional, all bool) error {
 	if len(names) == 0 {
 		for _, r := range images.Recipes() {
-			names = append(names, r.Name)
+			if all || r.Base == "" {
+				names = append(names, r.Name)
+			}
 		}
 	}
 	for _, n := range names {

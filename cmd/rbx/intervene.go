@@ -17,6 +17,7 @@ import (
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/server/client"
+	"github.com/rbx-sandbox/rbx/task"
 )
 
 // interveneOptions are the flags of `rbx intervene`: the policy's as in
@@ -33,6 +34,7 @@ type interveneOptions struct {
 	episodeTimeout                time.Duration
 	services                      []string
 	rt                            runtimeFlags
+	capacity                      capacityFlags
 }
 
 func newInterveneCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
@@ -93,6 +95,7 @@ flag (openai.jsonl) and as ATIF (atif.jsonl), and the dropped ones (dropped.json
 	f.StringVar(&o.iv.model, "intervener-model", "", "openai intervener: the model name (default --model)")
 	f.StringVar(&o.iv.command, "intervener-cmd", "", "cmd intervener: the command line, run by /bin/sh -c")
 	o.rt.register(cmd)
+	o.capacity.register(cmd.Flags())
 	return cmd
 }
 
@@ -182,7 +185,11 @@ func runIntervene(ctx context.Context, s Streams, log *slog.Logger, o *intervene
 	if err := ensureImage(ctx, rt, o.rt, ld.task.Image); err != nil {
 		return err
 	}
-	rs, err := reset.New(rt, rp, reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(o.concurrency), pool.WithLogger(log)))
+	budget, err := o.capacity.budget(s.ErrOut, "intervene", []*task.Task{ld.task})
+	if err != nil {
+		return err
+	}
+	rs, err := reset.New(rt, rp, append(o.capacity.resetOptions(budget), reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(o.concurrency), pool.WithLogger(log)))...)
 	if err != nil {
 		return err
 	}

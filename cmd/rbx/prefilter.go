@@ -34,6 +34,7 @@ type prefilterOptions struct {
 	task        string
 	tasks       string
 	rt          runtimeFlags
+	capacity    capacityFlags
 }
 
 func newPrefilterCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
@@ -88,6 +89,7 @@ judge (2), an unavailable engine (5) or an interruption (130).`,
 	f.StringVar(&o.tasks, "tasks", "", "match foreign-format trajectories to the tasks under this directory by id")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	o.rt.register(cmd)
+	o.capacity.register(cmd.Flags())
 	return cmd
 }
 
@@ -139,6 +141,17 @@ func runPrefilter(ctx context.Context, s Streams, log *slog.Logger, o *prefilter
 	}
 	defer rt.Close()
 	reapOrphans(ctx, rt, s.ErrOut)
+	tasks := make([]*task.Task, 0, len(items))
+	for _, it := range items {
+		if it.Task != nil {
+			tasks = append(tasks, it.Task)
+		}
+	}
+	budget, err := o.capacity.budget(s.ErrOut, "prefilter", tasks)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, prefilter.WithBudget(budget))
 	prog := newPrefilterProgress(s.ErrOut, len(items)*o.repeats)
 	opts = append(opts, prefilter.WithImageCheck(imageCheck(rt, o.rt)), prefilter.WithProgress(prog.update))
 	fmt.Fprintf(s.ErrOut, "prefilter: %d trajectories × %d repeats on %s, concurrency %d\n", len(items), o.repeats, rt.Name(), o.concurrency)

@@ -18,7 +18,8 @@ import (
 
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/reason"
-	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/reset"
+	"github.com/rbx-sandbox/rbx/task"
 )
 
 // TestIntegrationPrefilterSIGINT: Ctrl-C in the middle of a prefilter run
@@ -34,7 +35,9 @@ func TestIntegrationPrefilterSIGINT(t *testing.T) {
 		[]byte("id: "+id+"\nimage: rbx/busybox:latest\nverify: {command: \"true\"}\n"), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "quick"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "quick", "task.yaml"),
-		[]byte("id: "+id+"-quick\nimage: rbx/busybox:latest\nverify: {command: \"true\"}\n"), 0o644))
+		// another memory limit: another sandbox class, so that the slow
+		// task's sandboxes are told apart by their class label
+		[]byte("id: "+id+"-quick\nimage: rbx/busybox:latest\nlimits: {memory: 200MiB}\nverify: {command: \"true\"}\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "quick", "a.json"), []byte(`{"id": "quick", "task": "task.yaml", "steps": [
 		{"action": "shell", "command": "echo hi", "observation": {"output": "bye\n"}}]}`), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b-slow.json"), []byte(`{"id": "slow", "task": "task.yaml", "steps": [
@@ -57,7 +60,10 @@ func TestIntegrationPrefilterSIGINT(t *testing.T) {
 		_, _ = io.Copy(io.Discard, stderr)
 	}()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	selector := map[string]string{sandbox.LabelTask: id}
+	slow, err := task.Load(filepath.Join(dir, "task.yaml"))
+	require.NoError(t, err)
+	// Sandboxes carry their class, not their task: tasks of a class share them.
+	selector := map[string]string{reset.LabelClass: reset.ClassKey(slow)}
 	require.Eventually(t, func() bool {
 		list, err := rt.List(context.Background(), selector)
 		return err == nil && len(list) == 2
@@ -85,7 +91,9 @@ func TestIntegrationPrefilterSIGINT(t *testing.T) {
 	assert.Equal(t, 1, rep.Summary.Interrupted)
 	assert.Equal(t, prefilter.StatusRejected, rep.Results[1].Status, "quick/a.json")
 	assert.Equal(t, reason.Output, rep.Results[1].Reason)
-	list, err = rt.List(context.Background(), map[string]string{sandbox.LabelTask: id + "-quick"})
+	quick, err := task.Load(filepath.Join(dir, "quick", "task.yaml"))
 	require.NoError(t, err)
-	assert.Empty(t, list)
+	list, err = rt.List(context.Background(), map[string]string{reset.LabelClass: reset.ClassKey(quick)})
+	require.NoError(t, err)
+	assert.Empty(t, list, "the quick task's sandboxes are gone too")
 }

@@ -22,7 +22,7 @@ func (p *prefixFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&p.mode, "prefix-cache", "on", "reuse the state after the reusable prefix of [0, k) instead of replaying it for every reset: on or off (docs/prefix-cache.md)")
 	f.Int64Var(&p.mib, "prefix-cache-mib", 512, "memory bound of the prefix cache, MiB (least recently used entries go first)")
 	f.DurationVar(&p.age, "prefix-cache-age", time.Hour, "age bound of a prefix cache entry")
-	f.IntVar(&p.stage, "prefix-cache-stage", -1, "sandboxes per task restored ahead of resets to the entry the last reset used (-1: as many as the pool keeps warm; 0: none)")
+	f.IntVar(&p.stage, "prefix-cache-stage", -1, "sandboxes per task restored ahead of resets to the entry the last reset used (-1: as many as --pool, 8 without one; 0: none)")
 }
 
 // options returns the resetter options for the cache, none when off;

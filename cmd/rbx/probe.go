@@ -16,6 +16,7 @@ import (
 	"github.com/rbx-sandbox/rbx/probe"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
+	"github.com/rbx-sandbox/rbx/task"
 )
 
 // probeOptions are the flags of `rbx probe`.
@@ -30,6 +31,7 @@ type probeOptions struct {
 	services                                                  []string
 	rt                                                        runtimeFlags
 	prefix                                                    prefixFlags
+	capacity                                                  capacityFlags
 }
 
 func newProbeCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
@@ -93,6 +95,7 @@ pool and its verifier, at explicit checkpoints whose outcomes do not feed its cu
 	o.prefix.register(f)
 	f.StringVar(&o.command, "cmd", "", `cmd: the command line, run by /bin/sh -c, e.g. "python3 agent.py"`)
 	o.rt.register(cmd)
+	o.capacity.register(cmd.Flags())
 	return cmd
 }
 
@@ -197,6 +200,11 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	if err != nil {
 		return err
 	}
+	budget, err := o.capacity.budget(s.ErrOut, "probe", []*task.Task{ld.task})
+	if err != nil {
+		return err
+	}
+	cache = append(cache, o.capacity.resetOptions(budget)...)
 	rs, err := reset.New(rt, rp, append(cache, reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(o.concurrency), pool.WithLogger(log)))...)
 	if err != nil {
 		return err

@@ -101,5 +101,11 @@ func unknownServed(ctx context.Context, c *client.Client, id, url string) string
 	if close := closeMatches(id, ids); len(close) > 0 {
 		msg += "; did you mean " + strings.Join(close, ", ") + "?"
 	}
+	if len(ids) > maxListed { // a server may serve thousands
+		return msg + fmt.Sprintf("; served tasks: %s, … (%d in all: GET /v1/tasks?q=)", strings.Join(ids[:maxListed], ", "), len(ids))
+	}
 	return msg + "; served tasks: " + strings.Join(ids, ", ")
 }
+
+// maxListed bounds the served tasks an error message names.
+const maxListed = 20

@@ -25,6 +25,9 @@ type runtimeFlags struct {
 	pull              string
 	kubeconfig        string
 	namespace         string
+	// agent is set by commands that recycle sandboxes (serve): the
+	// rbx-agent binary the Docker backend proves sandboxes fresh with.
+	agent string
 }
 
 func (f *runtimeFlags) register(cmd *cobra.Command) {
@@ -49,7 +52,7 @@ func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slo
 		}
 	}
 	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap, pull: pull,
-		kubeconfig: f.kubeconfig, namespace: f.namespace})
+		kubeconfig: f.kubeconfig, namespace: f.namespace, agent: f.agent})
 	switch f.name {
 	case "auto", "":
 		// docker.Available bounds its own probe (3 s).

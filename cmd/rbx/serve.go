@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/curriculum/store"
 	"github.com/rbx-sandbox/rbx/dashboard"
@@ -39,12 +40,14 @@ type serveOptions struct {
 	maxGroup  int
 	maxOpen   int
 	maxBody   int64
+	series    int
 	compare   string
 	services  []string
 	drain     time.Duration
 	refresh   bool
 	repeats   int
 	rock      rockFlags
+	capacity  capacityFlags
 	prefix    prefixFlags
 	rt        runtimeFlags
 	cur       curriculumFlags
@@ -92,7 +95,7 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain) file; with --tls-key")
 	f.StringVar(&o.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
 	f.BoolVar(&o.insecure, "insecure", false, "off loopback, accept to send the token over plain HTTP (a TLS proxy or a private link protects it)")
-	f.IntVar(&o.pool, "pool", 4, "warm sandboxes kept per task")
+	f.IntVar(&o.pool, "pool", 0, "the most warm sandboxes one sandbox class keeps (tasks of one image and limits share a class; --warm is the total); 0: no bound but --warm")
 	f.StringVar(&o.strategy, "strategy", string(curriculum.SearchLearn), "curriculum: sequential, heuristic, parallel or search-learn")
 	f.StringVar(&o.state, "state", "rbx-serve.db", "SQLite database for the curriculum, outcomes and episode logs")
 	f.DurationVar(&o.ttl, "episode-ttl", 10*time.Minute, "idle time after which an episode expires and its sandbox is removed")
@@ -101,6 +104,7 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
 	f.IntVar(&o.maxOpen, "max-episodes", 256, "episodes open at once, group members and forks counted; beyond it resets get 429 too_many_episodes")
 	f.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
+	f.IntVar(&o.series, "task-series", 100, "per-task Prometheus series up to this many tasks; beyond, they are summed under task=\"_all\" (0: always)")
 	f.StringVar(&o.compare, "compare", string(replayer.CompareNormalized), "replay output comparison: exact, normalized, normalized_hex (also masks hex ids) or ignore")
 	f.StringArrayVar(&o.services, "service", nil, "override a task service URL: NAME=URL (repeatable)")
 	f.DurationVar(&o.drain, "drain", 30*time.Second, "on shutdown, how long in-flight requests may take before they are cancelled")
@@ -108,6 +112,7 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 	f.IntVar(&o.repeats, "refresh-repeats", 3, "with --refresh-references: how many fresh-sandbox replays and verifications a candidate reference must pass")
 	o.rock.register(cmd)
 	o.prefix.register(f)
+	o.capacity.registerServe(f)
 	o.rt.register(cmd)
 	o.cur.register(cmd)
 	return cmd
@@ -131,10 +136,15 @@ func (o *serveOptions) validate() (token string, err error) {
 		return "", usageError("--refresh-repeats %d: expected ≥ 1", o.repeats)
 	case o.rock.validate() != nil:
 		return "", o.rock.validate()
+	case o.series < 0:
+		return "", usageError("--task-series %d: expected ≥ 0", o.series)
 	case o.maxOpen < 1:
 		return "", usageError("--max-episodes %d: expected ≥ 1", o.maxOpen)
 	}
 	if _, err := parseStrategy(o.strategy); err != nil {
+		return "", err
+	}
+	if err := o.capacity.validate(); err != nil {
 		return "", err
 	}
 	if _, err := o.cur.options(); err != nil {
@@ -181,7 +191,7 @@ func parseStrategy(name string) (curriculum.Strategy, error) {
 
 // newServeResetter builds the replayer and resetter serve uses: a large
 // output excerpt, since observations go to a policy.
-func newServeResetter(rt pool.Creator, o *serveOptions, log *slog.Logger) (*replayer.Replayer, *reset.Resetter, error) {
+func newServeResetter(rt pool.Creator, o *serveOptions, b *capacity.Budget, recycle bool, log *slog.Logger) (*replayer.Replayer, *reset.Resetter, error) {
 	services, err := parseServices(o.services)
 	if err != nil {
 		return nil, nil, err
@@ -191,11 +201,16 @@ func newServeResetter(rt pool.Creator, o *serveOptions, log *slog.Logger) (*repl
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --compare: %w", errUsage, err)
 	}
-	cache, err := o.prefix.options(log, o.pool)
+	stage := o.pool // --prefix-cache-stage -1: as many as a class keeps, or a group of 8
+	if stage == 0 {
+		stage = 8
+	}
+	cache, err := o.prefix.options(log, stage)
 	if err != nil {
 		return nil, nil, err
 	}
-	rs, err := reset.New(rt, rp, append(cache, reset.WithPoolOptions(pool.WithSize(o.pool)), reset.WithLogger(log))...)
+	opts := append(cache, reset.WithPoolOptions(pool.WithSize(o.pool)), reset.WithLogger(log))
+	rs, err := reset.New(rt, rp, append(opts, o.capacity.serveOptions(b, o.pool, recycle)...)...)
 	return rp, rs, err
 }
 
@@ -229,6 +244,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if err != nil {
 		return err
 	}
+	o.capacity.findAgent(s.ErrOut, &o.rt)
 	rt, err := openRuntime(ctx, o.rt, s.ErrOut, log)
 	if err != nil {
 		return err
@@ -243,7 +259,11 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 			return err
 		}
 	}
-	rp, rs, err := newServeResetter(rt, o, log)
+	budget, err := o.capacity.budget(s.ErrOut, "serve", server.Tasks(entries))
+	if err != nil {
+		return err
+	}
+	rp, rs, err := newServeResetter(rt, o, budget, o.capacity.recycling(s.ErrOut, rt, o.rt.agent), log)
 	if err != nil {
 		return err
 	}
@@ -253,7 +273,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	}
 	opts := []server.Option{server.WithToken(token), server.WithEpisodeTTL(o.ttl),
 		server.WithMaxInterventionShare(o.maxShare), server.WithMaxGroup(o.maxGroup), server.WithMaxEpisodes(o.maxOpen), server.WithMaxBody(o.maxBody),
-		server.WithJournalDB(db.DB()), server.WithLogger(log), server.WithEvidenceInterval(o.evidence)}
+		server.WithJournalDB(db.DB()), server.WithLogger(log), server.WithEvidenceInterval(o.evidence), server.WithPrewarm(o.capacity.prewarm), server.WithTaskSeries(o.series)}
 	if o.refresh {
 		opts = append(opts, server.WithReferenceRefresh(rt, o.repeats))
 	}
@@ -277,7 +297,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 		}
 	}
 	if err == nil {
-		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, pool %d, prefix cache %s, state %s\n", len(entries), eng.Strategy(), rt.Name(), o.pool, o.prefix.mode, o.state)
+		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, budget %d sandboxes, prefix cache %s, state %s\n", len(entries), eng.Strategy(), rt.Name(), budget.Max(), o.prefix.mode, o.state)
 		fmt.Fprintf(s.Out, "listening on %s\n", url)
 		err = server.Listen(ctx, ln, h, o.drain)
 	}

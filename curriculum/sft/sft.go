@@ -1,6 +1,6 @@
 // Package sft turns a stuck segment of a reference trajectory into
-// supervised fine-tuning examples (DESIGN.md §6, "when rollback cannot
-// help"): for each reference step i in [from, to), the chat prefix up to i —
+// supervised fine-tuning examples (docs/curriculum.md, the seed's "when
+// rollback cannot help"): for each reference step i in [from, to), the chat prefix up to i —
 // the trajectory's own messages where it recorded them, synthesised from
 // the task and the recorded actions otherwise — followed by the reference
 // action as an OpenAI assistant tool call. One JSON object per line, in the

@@ -99,7 +99,7 @@ func ClosedForm(strategy string, p Params) float64 {
 }
 
 // ClosedFormRatio is n·pⁿ⁻¹, rollback's cost over the baseline's (1/16 for
-// n = 8, p = ½; the seed prints its reciprocal by mistake, DESIGN.md §6).
+// n = 8, p = ½; the seed prints its reciprocal by mistake, docs/curriculum.md).
 func ClosedFormRatio(p Params) float64 {
 	return ClosedForm("rollback", p) / ClosedForm(Baseline, p)
 }

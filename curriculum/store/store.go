@@ -53,7 +53,10 @@ type Store struct {
 	once sync.Once
 }
 
-var _ curriculum.Recorder = (*Store)(nil)
+var (
+	_ curriculum.Recorder      = (*Store)(nil)
+	_ curriculum.TasksRecorder = (*Store)(nil)
+)
 
 // Open opens or creates the state database at path (statedb.Open); the
 // Store owns the handle and closes it on Close. Other tables of the same
@@ -115,6 +118,12 @@ func (s *Store) Close() error {
 // RecordTask stores a task's shape (idempotent for the same id).
 func (s *Store) RecordTask(ti curriculum.TaskInfo) error {
 	return s.submit(&request{task: &ti})
+}
+
+// RecordTasks stores many tasks' shapes in one transaction (idempotent
+// for the same ids): registering 10,000 tasks costs one commit.
+func (s *Store) RecordTasks(tis []curriculum.TaskInfo) error {
+	return s.submit(&request{tasks: tis})
 }
 
 // RecordOutcome stores one outcome; it returns after the commit.

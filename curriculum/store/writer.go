@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 // request is one row to commit; done receives the commit's result.
 type request struct {
 	task    *curriculumTask
+	tasks   []curriculumTask
 	outcome *curriculumOutcome
 	rebase  *curriculumRebase
 	done    chan error
@@ -58,7 +60,9 @@ func (s *Store) commit(batch []*request) (err error) {
 	for _, r := range batch {
 		switch {
 		case r.task != nil:
-			_, err = tx.ExecContext(ctx, "INSERT OR IGNORE INTO tasks (id, t, valid) VALUES (?, ?, ?)", r.task.ID, r.task.T, encodeValid(r.task.Valid))
+			err = insertTasks(ctx, tx, []curriculumTask{*r.task})
+		case r.tasks != nil:
+			err = insertTasks(ctx, tx, r.tasks)
 		case r.outcome != nil:
 			_, err = tx.ExecContext(ctx, "INSERT INTO outcomes (task, k, success) VALUES (?, ?, ?)", r.outcome.Task, r.outcome.K, r.outcome.Success)
 		case r.rebase != nil:
@@ -74,6 +78,20 @@ func (s *Store) commit(batch []*request) (err error) {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// insertTasks stores task shapes through one prepared statement.
+func insertTasks(ctx context.Context, tx *sql.Tx, tis []curriculumTask) error {
+	st, err := tx.PrepareContext(ctx, "INSERT OR IGNORE INTO tasks (id, t, valid) VALUES (?, ?, ?)")
+	if err != nil {
+		return err
+	}
+	for _, ti := range tis {
+		if _, err := st.ExecContext(ctx, ti.ID, ti.T, encodeValid(ti.Valid)); err != nil {
+			return errors.Join(fmt.Errorf("task %q: %w", ti.ID, err), st.Close())
+		}
+	}
+	return st.Close()
 }
 
 func encodeValid(v []bool) string {

@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/images"
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
-	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
 // corpusVerdicts are the verdicts the shared corpus must get, as they should
@@ -37,47 +35,22 @@ var corpusVerdicts = map[string]string{
 	"polyglot_javascript_grade-school": "@exercism/",
 }
 
-// TestIntegrationCorpusPrefilter imports, builds and prefilters (R = 2,
-// through the prefilter package) every task of ../shared/corpus/terminal-bench
-// and checks each verdict against corpusVerdicts.
-func TestIntegrationCorpusPrefilter(t *testing.T) {
-	dockertest.Skip(t)
-	corpus := needCorpus(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
-	defer cancel()
-	rt, err := docker.New()
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = rt.Close() })
-	b, err := images.NewBuilder(rt.Client())
-	require.NoError(t, err)
-	rp, err := replayer.New()
-	require.NoError(t, err)
-	dirs, err := filepath.Glob(filepath.Join(corpus, "*"))
-	require.NoError(t, err)
-	for _, dir := range dirs {
-		name := filepath.Base(dir)
-		t.Run(name, func(t *testing.T) {
-			fault, known := corpusVerdicts[name]
-			require.True(t, known, "corpus task %s has no expected verdict in corpusVerdicts", name)
-			verdict := prefilterTask(ctx, t, rt, b, rp, dir)
-			switch {
-			case fault != "":
-				assert.Contains(t, verdict, fault, "rejected for the task's own fault")
-			case verdict != "kept":
-				requireOnlySpeedGate(t, verdict)
-			}
-		})
-	}
+// corpusResult is one corpus task's prefilter verdict ("kept" or the
+// rejection: the import's problems, or the prefilter reason, detail and
+// failing output) and, once imported, the task and its reference.
+type corpusResult struct {
+	verdict    string
+	task       *task.Task
+	trajectory *trajectory.Trajectory
 }
 
-// prefilterTask returns "kept" or the rejection: the import's problems, or
-// the prefilter reason, detail and failing output.
-func prefilterTask(ctx context.Context, t *testing.T, rt *docker.Runtime, b *images.Builder, rp *replayer.Replayer, dir string) string {
+// prefilterTask imports dir, builds its image and prefilters it (R = 2).
+func prefilterTask(ctx context.Context, t *testing.T, rt *docker.Runtime, b *images.Builder, rp *replayer.Replayer, dir string) corpusResult {
 	t.Helper()
 	c, err := Convert(dir, Options{})
 	var off *OfflineError
 	if errors.As(err, &off) {
-		return "rejected at import: " + off.Error()
+		return corpusResult{verdict: "rejected at import: " + off.Error()}
 	}
 	require.NoError(t, err)
 	w, err := c.Write(t.TempDir())
@@ -88,21 +61,27 @@ func prefilterTask(ctx context.Context, t *testing.T, rt *docker.Runtime, b *ima
 	}
 	if w.ContextDir != "" {
 		if _, err := images.BuildTask(ctx, rt.Client(), w.ContextDir, w.Image, nil); err != nil {
-			return "rejected: image build: " + err.Error()
+			return corpusResult{verdict: "rejected: image build: " + err.Error()}
 		}
 	}
+	tk, err := task.Load(w.TaskPath)
+	require.NoError(t, err)
+	trs, err := trajectory.Load(w.TrajectoryPath)
+	require.NoError(t, err)
+	res := corpusResult{verdict: "kept", task: tk, trajectory: trs[0]}
 	items, err := prefilter.Discover(w.Dir)
 	require.NoError(t, err)
 	require.Len(t, items, 1)
 	rep, err := prefilter.Run(ctx, rt, rp, items, prefilter.WithRepeats(2), prefilter.WithConcurrency(1))
 	require.NoError(t, err)
-	res := rep.Results[0]
-	if res.Status == prefilter.StatusKept {
-		return "kept"
+	pr := rep.Results[0]
+	if pr.Status == prefilter.StatusKept {
+		return res
 	}
 	out := ""
-	if res.Failure != nil {
-		out = res.Failure.Output
+	if pr.Failure != nil {
+		out = pr.Failure.Output
 	}
-	return fmt.Sprintf("rejected: %s: %s: failing %v\n%s", res.Reason, res.Detail, prefilter.FailingTests(out), out)
+	res.verdict = fmt.Sprintf("rejected: %s: %s: failing %v\n%s", pr.Reason, pr.Detail, prefilter.FailingTests(out), out)
+	return res
 }

@@ -31,6 +31,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
+	if err := sandbox.RefuseRecycle("containerd", spec); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}

@@ -51,6 +51,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}
+	if err := r.checkRecycle(ctx, spec); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
 	r.beat.Start(ctx) // before the first sandbox exists, so gc elsewhere sees a live owner
 	if err := r.pullFor(ctx, spec.Image); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
@@ -63,7 +66,11 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	// while the engine is still creating it and we never learn its id.
 	name := newName()
 	cfg := r.containerConfig(spec)
-	if spec.Mode == sandbox.ModeSession {
+	switch {
+	case spec.Recycle:
+		cfg.Entrypoint = []string{AgentPath, "init"} // the session shell is an exec (see startRecyclable)
+		cfg.User = ""                                // the image's, root: commands run as Spec.User (see Sandbox.execUser)
+	case spec.Mode == sandbox.ModeSession:
 		cfg.Entrypoint = mainSession()
 		cfg.OpenStdin, cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr = true, true, true, true
 	}
@@ -73,13 +80,16 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	}
 	sb := newSandbox(r, created.ID, spec)
 	sb.owner, sb.imageID = owner, imageID
+	if spec.Recycle {
+		sb.execUser = sandbox.NormalUser(spec.User)
+	}
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("create sandbox %s: %w", created.ID, errors.Join(err, sb.Remove(ctx)))
 		}
 	}()
 	var sess *shellConn
-	if spec.Mode == sandbox.ModeSession {
+	if spec.Mode == sandbox.ModeSession && !spec.Recycle {
 		// Attach before start, so the shell's stdin is ours from its first read.
 		if sess, err = sb.attachSession(ctx); err != nil {
 			return nil, err
@@ -101,6 +111,11 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 			return nil, err
 		}
 		sb.keeper.Install(sess)
+	}
+	if spec.Recycle {
+		if err := sb.startRecyclable(ctx, imageID); err != nil {
+			return nil, err
+		}
 	}
 	r.log.Debug("created sandbox", "id", created.ID, "image", spec.Image, "mode", spec.Mode)
 	return sb, nil
@@ -153,6 +168,11 @@ func (r *Runtime) createContainer(ctx context.Context, spec sandbox.Spec, cfg *c
 		cfg.Labels[AnnotationPrefix+sandbox.AnnotationDiskBound] = string(bound)
 		hc := hostConfig(spec)
 		applyDiskBound(hc, spec, bound, owner, r.volumeLabels(spec))
+		if spec.Recycle {
+			noInit := false // the agent is PID 1
+			hc.Init = &noInit
+			hc.Mounts = append(hc.Mounts, r.agent.mount())
+		}
 		created, err := r.cli.ContainerCreate(ctx, cfg, hc, nil, nil, name)
 		if err == nil {
 			return created, nil

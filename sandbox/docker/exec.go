@@ -25,7 +25,7 @@ func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandb
 	}
 	marker := newMarker()
 	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
-		AttachStdout: true, AttachStderr: true,
+		AttachStdout: true, AttachStderr: true, User: s.execUser,
 		Cmd: []string{sh, "-c", freshScript(req)}, WorkingDir: s.workdir,
 		Env: append(envList(req.Env), "RBX_STEP="+marker),
 	})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/docker/docker/client"
 
+	"github.com/rbx-sandbox/rbx/recycle"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
@@ -33,6 +34,11 @@ type Runtime struct {
 	disk   diskProbe
 	owners sync.Map           // image id + user → *fileOwner (see imageOwner)
 	beat   *sandbox.Heartbeat // started by the first Create
+
+	agent     *agentBinary      // nil: Spec.Recycle is refused
+	baselines baselines         // image id → never-started reader container
+	fresh     recycle.Baselines // recyclable sandboxes' fresh listings, shared by shape
+	fullWalks bool              // WithScopedRecycle(false)
 }
 
 type config struct {
@@ -42,6 +48,8 @@ type config struct {
 	progress  io.Writer
 	pull      sandbox.PullPolicy
 	beatEvery time.Duration
+	agent     *agentBinary
+	fullWalks bool
 }
 
 // Option configures a Runtime.
@@ -113,7 +121,7 @@ func New(opts ...Option) (*Runtime, error) {
 			return nil, fmt.Errorf("docker runtime: %w", err)
 		}
 	}
-	r := &Runtime{cli: c.cli, log: c.log, owner: c.owner, progress: c.progress, pull: c.pull}
+	r := &Runtime{cli: c.cli, log: c.log, owner: c.owner, progress: c.progress, pull: c.pull, agent: c.agent, fullWalks: c.fullWalks}
 	if r.cli == nil {
 		cli, err := newClient()
 		if err != nil {
@@ -158,10 +166,13 @@ const closeTimeout = 5 * time.Second
 func (r *Runtime) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	err := r.beat.End(ctx, r)
-	cancel()
 	if err != nil {
 		r.log.Warn("end heartbeat", "owner", r.owner, "err", err)
 	}
+	if err := r.removeBaselines(ctx); err != nil {
+		r.log.Warn("remove baseline containers", "err", err)
+	}
+	cancel()
 	if !r.owned {
 		return nil
 	}

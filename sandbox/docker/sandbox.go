@@ -52,6 +52,16 @@ type Sandbox struct {
 	// container created here, -1 when unknown (opened). Guarded by oomMu.
 	oomMu   sync.Mutex
 	oomSeen int64
+
+	// execUser runs every exec but the agent's ("": the container's
+	// user). A recyclable sandbox's container runs as the image's user,
+	// root for rbx's images (the engine gives a root exec no capability in
+	// a container whose user is not root, and the agent needs them), its
+	// commands as Spec.User.
+	execUser string
+
+	// rec is the fresh state of a recyclable sandbox (Spec.Recycle); nil otherwise.
+	rec *recycleState
 }
 
 func newSandbox(r *Runtime, id string, spec sandbox.Spec) *Sandbox {
@@ -91,6 +101,7 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	s.removed = true
 	s.connMu.Unlock()
 	s.keeper.Close() // a step still running sees EOF, then ErrSandboxGone
+	s.releaseRecycle()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	err := s.rt.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true})

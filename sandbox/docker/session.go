@@ -68,6 +68,13 @@ func (s *Sandbox) startProtocol(ctx context.Context, c *shellConn) error {
 		}
 		pw.CloseWithError(err)
 	}()
+	return s.runProtocol(ctx, c, pr)
+}
+
+// runProtocol runs the session protocol on c, whose shell's stdout and
+// stderr, merged, are read from out.
+func (s *Sandbox) runProtocol(ctx context.Context, c *shellConn, out io.Reader) error {
+	pr := out
 	opts := []session.Option{session.WithOutputCap(s.outputCap)}
 	if c.supervised {
 		opts = append(opts, session.WithExitReport())
@@ -90,7 +97,7 @@ func (s *Sandbox) startProtocol(ctx context.Context, c *shellConn) error {
 func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
 	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
 		AttachStdin: true, AttachStdout: true, AttachStderr: true,
-		Cmd: session.StartCommand, WorkingDir: s.workdir,
+		Cmd: session.StartCommand, WorkingDir: s.workdir, User: s.execUser,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)

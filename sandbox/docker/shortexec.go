@@ -14,7 +14,7 @@ import (
 // completion and returns its combined output and exit code.
 func (s *Sandbox) runShort(ctx context.Context, cmd ...string) ([]byte, int, error) {
 	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
-		AttachStdout: true, AttachStderr: true, Cmd: cmd,
+		AttachStdout: true, AttachStderr: true, Cmd: cmd, User: s.execUser,
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("exec %q: %w", cmd[0], err)

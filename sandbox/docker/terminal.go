@@ -27,7 +27,7 @@ func (s *Sandbox) StartTerminal(ctx context.Context, req sandbox.TerminalRequest
 	}
 	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
 		AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: true, ConsoleSize: &size,
-		Cmd: req.Argv, WorkingDir: cwd, Env: envList(req.Env),
+		Cmd: req.Argv, WorkingDir: cwd, Env: envList(req.Env), User: s.execUser,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("terminal in %s: %w", s.id, s.gone(ctx, err))

@@ -17,6 +17,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
+	if err := sandbox.RefuseRecycle("local", spec); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
 	if _, err := relPath(spec.Workdir, "/"); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w: workdir: %w", sandbox.ErrInvalidSpec, err)
 	}

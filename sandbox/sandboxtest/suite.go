@@ -98,6 +98,7 @@ func Run(t *testing.T, rt sandbox.Runtime, spec sandbox.Spec) {
 		{"User", s.testUser},
 		{"ReadOnlyRoot", s.testReadOnlyRoot},
 		{"ReadOnlyRootSeeded", s.testReadOnlyRootSeeded},
+		{"Recycle", s.testRecycle},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.fn)

@@ -12,14 +12,6 @@ import (
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// Tasks lists the served tasks.
-func (c *Client) Tasks(ctx context.Context) ([]server.TaskSummary, error) {
-	var out struct {
-		Tasks []server.TaskSummary `json:"tasks"`
-	}
-	return out.Tasks, c.get(ctx, "/v1/tasks", &out)
-}
-
 // Task describes one served task (an *server.APIError with code
 // unknown_task when there is none).
 func (c *Client) Task(ctx context.Context, id string) (*server.TaskSummary, error) {

@@ -1,7 +1,7 @@
 // Package otp is the one-time-password service of the deploy-otp example: a
 // time-based code that a deploy script checks, so that a state restored from a
 // snapshot (holding an expired code) fails while a replay that fetches a
-// fresh code succeeds (DESIGN.md §1).
+// fresh code succeeds (docs/overview.md).
 //
 // A code is the first 8 hex characters of sha256("<secret>:<window>") where
 // window = floor(unix seconds / period seconds). It is valid during its own

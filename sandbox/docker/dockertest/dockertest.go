@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/internal/testenv"
+	"github.com/rbx-sandbox/rbx/recycle/agenttest"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
 
@@ -19,10 +20,24 @@ import (
 // cannot be built.
 func Runtime(tb testing.TB, imgs ...string) *docker.Runtime {
 	tb.Helper()
+	return runtime(tb, nil, imgs)
+}
+
+// RecyclingRuntime is Runtime with the rbx-agent built for the test
+// binary (agenttest.Build), so that sandboxes created with Spec.Recycle
+// can be recycled in place.
+func RecyclingRuntime(tb testing.TB, imgs ...string) *docker.Runtime {
+	tb.Helper()
+	Skip(tb)
+	return runtime(tb, []docker.Option{docker.WithAgent(agenttest.Build(tb))}, imgs)
+}
+
+func runtime(tb testing.TB, opts []docker.Option, imgs []string) *docker.Runtime {
+	tb.Helper()
 	Skip(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	rt, err := docker.New()
+	rt, err := docker.New(opts...)
 	if err != nil {
 		tb.Fatalf("docker runtime: %v", err)
 	}

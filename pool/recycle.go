@@ -1,0 +1,149 @@
+package pool
+
+import (
+	"context"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/capacity"
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// RecycleFunc returns a sandbox whose episode ended to the state it had
+// fresh from the pool, in place; an error (any doubt) means it must be
+// removed instead.
+type RecycleFunc func(ctx context.Context, sb sandbox.Sandbox) error
+
+// WithRecycle recycles sandboxes given back with Return through f instead
+// of removing them, for as long as a recycle is measured to cost less than
+// a fresh sandbox (a creation plus a removal): after the first
+// recycleSamples recycles it keeps whichever is cheaper, and says so in
+// the log (default: no recycling, Return removes).
+func WithRecycle(f RecycleFunc) Option {
+	return func(c *config) error { c.recycle = f; return nil }
+}
+
+// recycleSamples is how many recycles and creations are timed before the
+// pool compares them.
+const recycleSamples = 5
+
+// recycleTimeout bounds one recycle.
+const recycleTimeout = time.Minute
+
+// recycleState is the pool's choice between recycling and removing.
+type recycleState struct {
+	on      bool // recycling configured and not (yet) found dearer
+	decided bool // the comparison was made and logged
+	active  int  // recycles under way
+}
+
+// Return gives back a sandbox handed out: recycled in place and kept idle
+// when the pool recycles and wants another idle sandbox, removed
+// otherwise. Recycling runs in the background, holding the sandbox's slot.
+func (p *Pool) Return(sb sandbox.Sandbox) {
+	m := p.handedBack(sb)
+	if m == nil {
+		return
+	}
+	p.mu.Lock()
+	want := p.rc.on && !p.closed.Load() && p.wantBack()
+	if want {
+		p.rc.active++
+	}
+	p.mu.Unlock()
+	if !want {
+		p.remove(m)
+		return
+	}
+	m.slot.Mark(capacity.Recycling)
+	p.bgWG.Add(1)
+	go func() {
+		defer p.bgWG.Done()
+		ok := p.recycle(m)
+		p.mu.Lock()
+		p.rc.active--
+		p.mu.Unlock()
+		if ok {
+			p.park(m)
+		} else {
+			p.remove(m)
+		}
+	}()
+}
+
+// wantBack reports whether a sandbox given back should be recycled and
+// kept rather than removed (callers hold mu): when resets of this class
+// wait for room (they take it), or when nobody waits and the class is
+// short of its warm target; a creation for this class waiting for a
+// permit counts as a reset waiting. When only other classes wait, removing it is
+// what frees a slot for them. A class whose resets keep coming gets its
+// own sandboxes back before a class at the front of the line gets a slot:
+// a creation costs far more than a recycle, and a starved class's resets
+// end with 429 at their deadline rather than wait without bound.
+//
+// A first in line that is patient (capacity.Patient: its own class's
+// sandboxes in flight will serve it) does not count as waiting here: this
+// class keeps its sandbox as when nobody waits, instead of removing it
+// for a creation the other class does not need and then creating it again
+// at its own next demand.
+func (p *Pool) wantBack() bool {
+	if p.Waiting()+int(p.pending.Load()) > 0 {
+		return true
+	}
+	if _, patient, waiting := p.budget.Front(); waiting && !patient {
+		return false
+	}
+	return len(p.idle)+int(p.stats.creating.Load())+p.rc.active < int(p.size.Load())
+}
+
+// recycle runs the recycle function on m, timing it; false when m must go.
+func (p *Pool) recycle(m *member) bool {
+	p.rcSem <- struct{}{}
+	defer func() { <-p.rcSem }()
+	ctx, cancel := context.WithTimeout(context.Background(), recycleTimeout)
+	defer cancel()
+	// Not under Budget.Engine: a recycle is execs in a running container,
+	// like an episode's steps, not the engine's create or remove.
+	start := time.Now()
+	err := p.cfg.recycle(ctx, m.sb)
+	if err != nil {
+		p.stats.recycleFailed.Add(1)
+		p.cfg.log.Warn("pool: a sandbox could not be proved fresh; removing it", "pool", p.tmpl.Key, "sandbox", m.sb.ID(), "err", err)
+		return false
+	}
+	m.recycled++
+	p.stats.recycled.Add(1)
+	p.stats.recycleNanos.Add(int64(time.Since(start)))
+	p.decide()
+	return true
+}
+
+// decide compares, once enough of both were timed, a recycle's mean cost
+// with a fresh sandbox's (create + remove) and keeps the cheaper.
+func (p *Pool) decide() {
+	st := p.Stats()
+	if st.Recycled < recycleSamples || st.Created < 1 {
+		return
+	}
+	fresh := st.CreateMean + st.RemoveMean // no removal timed yet: a removal counted free, in the fresh sandbox's favour
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rc.decided {
+		return
+	}
+	p.rc.decided = true
+	if st.RecycleMean < fresh {
+		p.cfg.log.Info("pool: recycling sandboxes in place: cheaper than fresh ones", "pool", p.tmpl.Key,
+			"recycle", st.RecycleMean.Round(time.Millisecond), "create+remove", fresh.Round(time.Millisecond))
+		return
+	}
+	p.rc.on = false
+	p.cfg.log.Warn("pool: recycling off: a fresh sandbox is cheaper here", "pool", p.tmpl.Key,
+		"recycle", st.RecycleMean.Round(time.Millisecond), "create+remove", fresh.Round(time.Millisecond))
+}
+
+// Recycling reports whether the pool recycles the sandboxes given back.
+func (p *Pool) Recycling() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rc.on
+}

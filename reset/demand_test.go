@@ -1,0 +1,55 @@
+package reset
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestDemandTargets(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	tests := []struct {
+		name        string
+		requests    map[string]int // class → sandboxes asked for now
+		age         time.Duration  // then this much time passes
+		warm, limit int
+		want        map[string]int
+	}{
+		{name: "split by demand", requests: map[string]int{"a": 24, "b": 8}, warm: 8, limit: 8, want: map[string]int{"a": 6, "b": 2}},
+		{name: "never above the class's own count", requests: map[string]int{"a": 1}, warm: 8, limit: 8, want: map[string]int{"a": 1}},
+		{name: "class limit", requests: map[string]int{"a": 40}, warm: 16, limit: 4, want: map[string]int{"a": 4}},
+		{name: "faded demand holds nothing", requests: map[string]int{"a": 8}, age: 5 * demandHalfLife, warm: 8, limit: 8, want: map[string]int{}},
+		{name: "half-life", requests: map[string]int{"a": 8}, age: demandHalfLife, warm: 8, limit: 8, want: map[string]int{"a": 4}},
+		{name: "no warm budget", requests: map[string]int{"a": 8}, warm: 0, limit: 8, want: map[string]int{"a": 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := now
+			d := newDemand()
+			d.now = func() time.Time { return clock }
+			for class, n := range tc.requests {
+				d.observe(class, "task-"+class, 1, n)
+			}
+			clock = clock.Add(tc.age)
+			assert.Equal(t, tc.want, d.targets(tc.warm, tc.limit))
+		})
+	}
+}
+
+// TestDemandPointsCountRequests: a checkpoint counts requests (a group is
+// one), a class counts sandboxes; faded points are forgotten.
+func TestDemandPointsCountRequests(t *testing.T) {
+	clock := time.Unix(1e9, 0)
+	d := newDemand()
+	d.now = func() time.Time { return clock }
+	d.observe("c", "t", 3, 8)
+	assert.InDelta(t, 1, d.point("t", 3), 1e-9)
+	assert.InDelta(t, 8, d.class("c"), 1e-9)
+	d.observe("c", "t", 3, 8)
+	assert.InDelta(t, 2, d.point("t", 3), 1e-9)
+	clock = clock.Add(10 * demandHalfLife)
+	d.targets(8, 8)
+	assert.Empty(t, d.points, "forgotten")
+	assert.Empty(t, d.classes, "forgotten")
+}

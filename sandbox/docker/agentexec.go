@@ -1,0 +1,69 @@
+package docker
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/recycle/agent"
+)
+
+// agentTimeout bounds one agent command (a scan of a large image).
+const agentTimeout = 5 * time.Minute
+
+// runAgent runs the agent with args in the sandbox as root (whatever
+// Spec.User) and returns its stdout. The binary is on the read-only agent
+// volume: nothing of the sandbox's own filesystem runs.
+func (s *Sandbox) runAgent(ctx context.Context, args ...string) ([]byte, error) {
+	var out []byte
+	err := s.runAgentStream(ctx, args, func(_ io.Writer, o io.Reader) error {
+		var err error
+		out, err = io.ReadAll(o)
+		return err
+	})
+	return out, err
+}
+
+// agentReport runs scan and parses its gzipped report.
+func (s *Sandbox) agentReport(ctx context.Context, cmd string, args ...string) (agent.Report, error) {
+	out, err := s.runAgent(ctx, append([]string{cmd}, args...)...)
+	if err != nil {
+		return agent.Report{}, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(out))
+	if err != nil {
+		return agent.Report{}, fmt.Errorf("agent %s: %w", cmd, err)
+	}
+	rep, err := agent.ReadReport(zr)
+	if err != nil {
+		return agent.Report{}, fmt.Errorf("agent %s: %w", cmd, err)
+	}
+	return rep, nil
+}
+
+// Digest runs the agent's digest (tests compare a recycled sandbox with a
+// fresh one): one line per entry, process and IPC object, then a total.
+func (s *Sandbox) Digest(ctx context.Context) (string, error) {
+	out, err := s.runAgent(ctx, "digest")
+	if err != nil {
+		return "", fmt.Errorf("digest sandbox %s: %w", s.id, err)
+	}
+	return string(out), nil
+}
+
+// runAgentStream runs the agent with args as root, attached both ways, and
+// talks with it while it runs: talk writes to its stdin and reads its stdout (a
+// recycle's two rounds). The agent's exit status is checked after talk.
+func (s *Sandbox) runAgentStream(ctx context.Context, args []string, talk func(in io.Writer, out io.Reader) error) error {
+	ctx, cancel := context.WithTimeout(ctx, agentTimeout)
+	defer cancel()
+	c, err := s.startAgent(ctx, args)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	return c.wait(ctx, talk(c.hj.Conn, c.out))
+}

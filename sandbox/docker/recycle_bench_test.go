@@ -1,0 +1,85 @@
+package docker_test
+
+import (
+	"context"
+	"path"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/docker"
+)
+
+// benchEpisode is the work every side of BenchmarkIntegrationRecycle does
+// before getting a fresh sandbox back.
+const benchEpisode = "echo a > f && mkdir -p .x/.y && echo b > /tmp/t && sleep 1000 >/dev/null 2>&1 & echo ok"
+
+// toolchain is the large image of the recycle benchmark (72,778 entries),
+// measured when it is present.
+const toolchain = "rbx/buildpack-deps:bookworm"
+
+// BenchmarkIntegrationRecycle compares, per image, getting a fresh sandbox
+// (session mode) after an episode by Recycle — its walk scoped by the
+// upper layer where the engine allows it, then walking every writable
+// mount — with doing it by Remove and Create of the same spec (without
+// Recycle). Each op is one episode step plus the way back to fresh; the
+// logged means are per op.
+//
+//	go test -run '^$' -bench IntegrationRecycle -benchtime 20x ./sandbox/docker/
+func BenchmarkIntegrationRecycle(b *testing.B) {
+	imgs := []string{busybox, debian}
+	rt := newRecycleRuntime(b, imgs...)
+	if _, _, err := rt.Client().ImageInspectWithRaw(context.Background(), toolchain); err == nil {
+		imgs = append(imgs, toolchain)
+	} else {
+		b.Logf("%s missing (rbx images build --all): not measured", toolchain)
+	}
+	full := newRecycleRuntimeWith(b, []docker.Option{docker.WithScopedRecycle(false)})
+	for _, img := range imgs {
+		b.Run(path.Base(img)+"/Recycle", func(b *testing.B) { benchRecycle(b, rt, img) })
+		b.Run(path.Base(img)+"/RecycleFullWalk", func(b *testing.B) { benchRecycle(b, full, img) })
+		b.Run(path.Base(img)+"/CreateRemove", func(b *testing.B) { benchCreateRemove(b, rt, img) })
+	}
+}
+
+func benchEpisodeIn(b *testing.B, sb sandbox.Sandbox) {
+	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: benchEpisode})
+	if err != nil || res.ExitCode != 0 {
+		b.Fatalf("episode: exit %d: %v", res.ExitCode, err)
+	}
+}
+
+func benchRecycle(b *testing.B, rt *docker.Runtime, img string) {
+	ctx := context.Background()
+	sb := newSandbox(b, rt, recyclable(img, sandbox.ModeSession))
+	b.ResetTimer()
+	start := time.Now()
+	scoped := 0
+	for i := 0; i < b.N; i++ {
+		benchEpisodeIn(b, sb)
+		rep, err := sb.(sandbox.Recycler).Recycle(ctx)
+		require.NoError(b, err)
+		scoped = rep.Scoped
+	}
+	b.Logf("%s: Recycle: mean %v over %d (scope: %d directories)", img, time.Since(start)/time.Duration(b.N), b.N, scoped)
+}
+
+func benchCreateRemove(b *testing.B, rt *docker.Runtime, img string) {
+	ctx := context.Background()
+	spec := sandbox.Spec{Image: img, Mode: sandbox.ModeSession, Labels: map[string]string{"rbx.test": sandbox.LabelValue(b.Name())}}
+	sb, err := rt.Create(ctx, spec)
+	require.NoError(b, err)
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		benchEpisodeIn(b, sb)
+		require.NoError(b, sb.Remove(ctx))
+		sb, err = rt.Create(ctx, spec)
+		require.NoError(b, err)
+	}
+	b.Logf("%s: Create+Remove: mean %v over %d", img, time.Since(start)/time.Duration(b.N), b.N)
+	b.StopTimer()
+	require.NoError(b, sb.Remove(ctx))
+}

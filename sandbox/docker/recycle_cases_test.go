@@ -1,0 +1,75 @@
+package docker_test
+
+import "strings"
+
+// episode is what one hostile episode does, as root, before a Recycle.
+type episode struct {
+	name string
+	// cmd runs in the sandbox; {ipc} is replaced by the image's way of
+	// creating SysV IPC objects. It must print "ok".
+	cmd string
+	// refused: the design cannot restore this (see docs/recycling.md), so
+	// Recycle must return an error and the sandbox is replaced.
+	refused bool
+}
+
+const (
+	busybox = "rbx/busybox:latest"
+	debian  = "rbx/debian:bookworm"
+)
+
+// episodes returns the hostile episodes for image. Each one ends with
+// "echo ok" so a step that did not do its damage fails the test.
+func episodes(image string) []episode {
+	evil := `printf '#!/bin/sh\necho owned\n' > /tmp/evil && chmod 755 /tmp/evil && `
+	tools := evil + `rm /usr/bin/find && cp /tmp/evil /usr/bin/find && ln -sf /tmp/evil /bin/tar && ln -sf /tmp/evil /bin/sh && echo ok`
+	ipc := "/tmp/ipcobjects && /tmp/ipcobjects"
+	perms := `chown 65534:65534 /bin/busybox && chmod 4777 /root && chmod 000 /etc && echo ok`
+	del := `rm /bin/ls /etc/passwd && ln /etc/group /tmp/hl && echo ok`
+	// Trees of the image deleted, emptied and made again (an opaque upper
+	// directory), renamed, moved over another: what a walk scoped by the
+	// upper layer must still see (docs/recycling.md, scoped walks).
+	trees := `rm -rf /usr/sbin && mkdir -p /usr/sbin/new && mv /usr/bin /tmp/ub && mkdir /usr/bin && echo ok`
+	if image == debian {
+		tools = evil + `cp /tmp/evil /usr/bin/find && cp /usr/bin/true /bin/tar && ln -sf /tmp/evil /bin/sh && echo ok`
+		ipc = "ipcmk -M 4096 && ipcmk -S 2 && ipcmk -Q && /tmp/ipcobjects"
+		perms = `chown 65534:65534 /usr/bin && chmod 4777 /root && chmod 000 /etc && echo ok`
+		del = `rm /etc/passwd /usr/bin/yes && rm -rf /usr/share/doc/apt && ln /etc/group /tmp/hl && echo ok`
+		// Small trees: a restore reads each file of the image through the
+		// archive API.
+		trees = `rm -rf /usr/share/doc/adduser && mkdir -p /usr/share/doc/adduser/new && ` +
+			`mv /usr/share/doc/ca-certificates /tmp/ca && mv /usr/share/doc/liberror-perl /usr/share/doc/ca-certificates && ` +
+			`echo x > /usr/share/perl5/Debconf/new && echo ok`
+	}
+	eps := []episode{
+		{"workdir", `echo a > f && mkdir -p d/e && echo b > d/e/g && chmod 600 f && echo ok`, false},
+		{"tmp-shm-dev", `echo x > /tmp/x && mkdir /tmp/.h && touch /tmp/.h/y && echo z > /dev/shm/z && mkfifo /tmp/fifo && touch /dev/evil && echo ok`, false},
+		{"hidden", `mkdir -p .x/.y /root/.cache/.z && echo s > .x/.y/s && echo ok`, false},
+		{"tools", tools, false},
+		{"preload", `: > /tmp/libevil.so && echo /tmp/libevil.so > /etc/ld.so.preload && echo ok`, false},
+		{"processes", `sleep 1000 >/dev/null 2>&1 & ( setsid sh -c 'sleep 1000 >/dev/null 2>&1 &' & ) ; ` +
+			`sh -c 'trap "" TERM; while :; do sleep 1; done' >/dev/null 2>&1 & echo ok`, false},
+		{"ipc", "{ipc} && echo ok", false},
+		{"perms", perms, false},
+		{"delete", del, false},
+		{"trees", trees, false},
+		{"swap-types", `rm /usr/bin/yes && mkdir /usr/bin/yes && touch /usr/bin/yes/x && rm -rf /root && echo r > /root && echo ok`, false},
+		{"planted-symlinks", `mv /root /tmp/r && mkdir /tmp/t && ln -s /tmp/t /root && rm /etc/passwd && ` +
+			`ln -s /workspace/pw /etc/passwd && ln -s /etc /workspace/x && echo ok`, false},
+		{"touch-back", `cp -p /etc/group /tmp/g0 && echo x >> /etc/group && touch -r /tmp/g0 /etc/group && ` +
+			`echo evil > /etc/hosts && echo 1.2.3.4 > /etc/resolv.conf && echo ok`, false},
+		{"mix", `echo a > f && sleep 1000 >/dev/null 2>&1 & {ipc} && rm /etc/passwd && chmod 700 /tmp && echo ok`, false},
+		{"noop", `echo ok`, false},
+		// A deleted device node cannot be recreated: the sandbox has no
+		// CAP_MKNOD, so the restore fails and Recycle says so.
+		{"device-deleted", `rm /dev/full && echo ok`, true},
+		// The engine reads the sandbox's /etc/group to start any exec (the
+		// agent's included) and fails when it is not a file: the scan
+		// cannot start, and Recycle says so.
+		{"etc-group-dir", `rm /etc/group && mkdir /etc/group && echo ok`, true},
+	}
+	for i := range eps {
+		eps[i].cmd = strings.ReplaceAll(eps[i].cmd, "{ipc}", ipc)
+	}
+	return eps
+}

@@ -1,0 +1,108 @@
+package docker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// TestIntegrationRecycleUser: a sandbox run as a non-root user recycles
+// (the agent runs as root whatever Spec.User), and its workdir stays the
+// user's.
+func TestIntegrationRecycleUser(t *testing.T) {
+	rt := newRecycleRuntime(t, busybox)
+	spec := recyclable(busybox, sandbox.ModeSession)
+	spec.User = "65534"
+	sb := newSandbox(t, rt, spec)
+	fresh := digest(t, sb)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: "echo hi > f && mkdir -p .x && chmod 000 .x && sleep 1000 >/dev/null 2>&1 & echo ok"})
+	require.NoError(t, err)
+	require.Contains(t, string(res.Output), "ok")
+	rep, err := sb.(sandbox.Recycler).Recycle(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Removed)
+	requireSameDigest(t, fresh, digest(t, sb), "after the user's episode")
+	res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "id -u; touch g && echo ok"})
+	require.NoError(t, err)
+	assert.Equal(t, "65534\nok\n", string(res.Output))
+}
+
+// TestIntegrationRecycleRefused: without an agent, or on a sandbox created
+// without Spec.Recycle, recycling is refused with typed errors.
+func TestIntegrationRecycleRefused(t *testing.T) {
+	plain := newRuntime(t)
+	_, err := plain.Create(context.Background(), sandbox.Spec{Image: testImage, Recycle: true})
+	require.ErrorIs(t, err, sandbox.ErrUnsupported)
+	sb := newSandbox(t, plain, sandbox.Spec{})
+	_, err = sb.(sandbox.Recycler).Recycle(context.Background())
+	require.ErrorIs(t, err, sandbox.ErrRecycle)
+	require.ErrorIs(t, err, sandbox.ErrUnsupported)
+	_, err = plain.Create(context.Background(), sandbox.Spec{Image: testImage, Recycle: true, ReadOnlyRoot: true})
+	require.ErrorIs(t, err, sandbox.ErrInvalidSpec)
+}
+
+// TestIntegrationRecycleSharedListing: the first recyclable sandbox of an
+// image sends its whole fresh listing, the next ones fingerprints against
+// it; a sandbox recorded that way recycles to a state identical to a
+// fresh one's.
+func TestIntegrationRecycleSharedListing(t *testing.T) {
+	rt := newRecycleRuntime(t, debian)
+	spec := recyclable(debian, sandbox.ModeSession)
+	first := newSandbox(t, rt, spec)
+	second := newSandbox(t, rt, spec)
+	full, fps := rt.FreshListings()
+	assert.Equal(t, 1, full, "whole listings")
+	assert.Equal(t, 1, fps, "fingerprint listings")
+	fresh := digest(t, first)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := 0; i < 3; i++ {
+		res, err := second.Exec(ctx, sandbox.ExecRequest{Command: "echo x >> /etc/passwd && rm -f /usr/bin/yes && mkdir -p /tmp/d && echo ok"})
+		require.NoError(t, err)
+		require.Contains(t, string(res.Output), "ok")
+		rep, err := second.(sandbox.Recycler).Recycle(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 2, rep.Restored, "round %d: /etc/passwd and /usr/bin/yes", i)
+		requireSameDigest(t, fresh, digest(t, second), "after round")
+	}
+}
+
+// TestIntegrationRecycleSessionShellAlike: the session shell a recycle's
+// exec becomes runs exactly as the engine ran the fresh one — user,
+// groups, capabilities, no_new_privs, seccomp, signal dispositions,
+// environment, directory, umask, limits — as root and as another user.
+func TestIntegrationRecycleSessionShellAlike(t *testing.T) {
+	const probe = `grep -E '^(Uid|Gid|Groups|Cap|NoNewPrivs|Seccomp|SigIgn|SigBlk)' /proc/$$/status; ` +
+		`tr '\0' '\n' < /proc/$$/environ | sort; pwd; umask; ulimit -a`
+	for _, tc := range []struct{ image, user string }{{debian, ""}, {busybox, "65534"}} {
+		t.Run(tc.image+"/"+tc.user, func(t *testing.T) {
+			rt := newRecycleRuntime(t, tc.image)
+			spec := recyclable(tc.image, sandbox.ModeSession)
+			spec.User = tc.user
+			sb := newSandbox(t, rt, spec)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			run := func(cmd string) string {
+				res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: cmd})
+				require.NoError(t, err)
+				require.Zero(t, res.ExitCode, string(res.Output))
+				return string(res.Output)
+			}
+			fresh := run(probe)
+			require.Contains(t, fresh, "CapBnd")
+			for i := 0; i < 2; i++ {
+				run("export LEAK=1; cd /tmp; umask 077; ulimit -n 64; trap '' USR1")
+				_, err := sb.(sandbox.Recycler).Recycle(ctx)
+				require.NoError(t, err)
+				assert.Equal(t, fresh, run(probe), "round %d: the recycled sandbox's session shell", i)
+			}
+		})
+	}
+}

@@ -1,0 +1,57 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Recycler is implemented by sandboxes created with Spec.Recycle.
+type Recycler interface {
+	// Recycle returns the sandbox to the state it had when Create returned
+	// (files on every writable mount, no process but the backend's own, no
+	// IPC object), proved by a listing taken by the backend's trusted
+	// agent, and, in session mode, opens a fresh session shell. Any doubt
+	// returns an error wrapping ErrRecycle: the caller must then remove the
+	// sandbox, never use it again.
+	Recycle(ctx context.Context) (RecycleReport, error)
+}
+
+// RecycleReport says what a Recycle did.
+type RecycleReport struct {
+	// Killed counts the processes left by the episode and killed.
+	Killed int
+	// IPCRemoved counts the SysV IPC objects and POSIX queues removed.
+	IPCRemoved int
+	// Removed counts the entries the episode created (a removed directory
+	// counts once, with its tree).
+	Removed int
+	// Restored counts the entries recreated from the image or the
+	// sandbox's fresh listing (changed or deleted files, symlinks...).
+	Restored int
+	// MetaFixed counts the entries whose owner, mode or mtime was reset.
+	MetaFixed int
+	// Entries is the size of the proved listing.
+	Entries int
+	// Scoped is how many directories of the root filesystem the walk was
+	// limited to (the overlay's upper layer's; see docs/recycling.md), 0
+	// for a walk of every writable mount.
+	Scoped int
+	// Duration is the wall time of the whole recycle.
+	Duration time.Duration
+}
+
+// RecycleError is the failure of a Recycle; it wraps ErrRecycle and its cause.
+type RecycleError struct {
+	ID string
+	// Reason says which part failed ("scan", "restore", "verify"...).
+	Reason string
+	Err    error
+}
+
+func (e *RecycleError) Error() string {
+	return fmt.Sprintf("recycle sandbox %s: %s: %v", e.ID, e.Reason, e.Err)
+}
+
+// Unwrap returns ErrRecycle and the cause.
+func (e *RecycleError) Unwrap() []error { return []error{ErrRecycle, e.Err} }
