@@ -12,20 +12,24 @@ import (
 
 // Acquire hands out a ready sandbox, never one handed out and not given
 // back: an idle one, or one created now with a slot it waits for in the
-// budget's line. A creation that fails for the engine's sake is retried
-// with backoff until ctx ends; the error then names the last failure.
+// budget's line. Acquisitions of the class are served in the order they
+// started (line.go). A creation that fails for the engine's sake is
+// retried with backoff until ctx ends; the error then names the last
+// failure.
 func (p *Pool) Acquire(ctx context.Context) (sandbox.Sandbox, error) {
 	start := time.Now()
 	var deadline time.Time
 	if p.cfg.wait > 0 {
 		deadline = start.Add(p.cfg.wait)
 	}
+	t := p.join()
+	defer p.leave(t)
 	for {
-		if sb := p.Take(ctx); sb != nil {
+		if sb := p.take(ctx, t); sb != nil {
 			p.stats.observeWait(time.Since(start))
 			return sb, nil
 		}
-		lease, err := p.WaitRoom(ctx, 1, deadline)
+		lease, err := p.waitRoomFor(ctx, t, 1, deadline)
 		if err != nil {
 			p.stats.observeWait(time.Since(start))
 			return nil, fmt.Errorf("acquire sandbox from pool %s: %w", p.tmpl.Key, err)
@@ -33,21 +37,25 @@ func (p *Pool) Acquire(ctx context.Context) (sandbox.Sandbox, error) {
 		if lease == nil {
 			continue // one of the class's came back: take it
 		}
-		sb, err := p.AcquireWith(ctx, lease.Slot())
+		sb, err := p.acquireWith(ctx, t, lease.Slot())
 		p.stats.observeWait(time.Since(start))
 		return sb, err
 	}
 }
 
-// Take hands out an idle sandbox, or nil when none is idle. A sandbox
-// that fails its liveness check is removed and another one tried.
-func (p *Pool) Take(ctx context.Context) sandbox.Sandbox {
+// Take hands out an idle sandbox, or nil when none is idle beyond those
+// owed to the acquisitions waiting in the class's line (Available). A
+// sandbox that fails its liveness check is removed and another one tried.
+func (p *Pool) Take(ctx context.Context) sandbox.Sandbox { return p.take(ctx, nil) }
+
+// take is Take for the acquisition holding t (nil: outside the line).
+func (p *Pool) take(ctx context.Context, t *ticket) sandbox.Sandbox {
 	for {
 		if p.closed.Load() {
 			return nil
 		}
 		p.mu.Lock()
-		if len(p.idle) == 0 {
+		if p.availableLocked(t) == 0 {
 			p.mu.Unlock()
 			return nil
 		}
@@ -75,7 +83,14 @@ func (p *Pool) Take(ctx context.Context) sandbox.Sandbox {
 // AcquireWith hands out an idle sandbox and gives slot back, or creates
 // one with slot (a slot of a group's lease). It owns slot either way.
 func (p *Pool) AcquireWith(ctx context.Context, slot *capacity.Slot) (sandbox.Sandbox, error) {
-	if sb := p.Take(ctx); sb != nil {
+	t := p.join()
+	defer p.leave(t)
+	return p.acquireWith(ctx, t, slot)
+}
+
+// acquireWith is AcquireWith for the acquisition holding t.
+func (p *Pool) acquireWith(ctx context.Context, t *ticket, slot *capacity.Slot) (sandbox.Sandbox, error) {
+	if sb := p.take(ctx, t); sb != nil {
 		slot.Release()
 		return sb, nil
 	}
@@ -85,9 +100,9 @@ func (p *Pool) AcquireWith(ctx context.Context, slot *capacity.Slot) (sandbox.Sa
 			slot.Release()
 			return nil, ErrClosed
 		}
-		m, err := p.create(ctx, slot, true)
+		m, err := p.create(ctx, slot, t)
 		if errors.Is(err, errArrived) {
-			if sb := p.Take(ctx); sb != nil {
+			if sb := p.take(ctx, t); sb != nil {
 				slot.Release()
 				return sb, nil
 			}

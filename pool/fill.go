@@ -77,7 +77,7 @@ func (p *Pool) deficit() int {
 // createIdle creates one sandbox with slot and parks it idle.
 func (p *Pool) createIdle(ctx context.Context, slot *capacity.Slot) error {
 	defer p.stats.creating.Add(-1)
-	m, err := p.create(ctx, slot, false)
+	m, err := p.create(ctx, slot, nil)
 	if err != nil {
 		slot.Release()
 		if ctx.Err() == nil {
@@ -93,9 +93,9 @@ func (p *Pool) createIdle(ctx context.Context, slot *capacity.Slot) error {
 // closed.
 func (p *Pool) park(m *member) {
 	p.mu.Lock()
-	// Beyond the warm target it is kept only for resets of the class
-	// waiting for room or for a creation (they take it).
-	if p.closed.Load() || (len(p.idle) >= int(p.size.Load()) && p.Waiting()+int(p.pending.Load()) == 0) {
+	// Beyond the warm target it is kept only for resets of the class in
+	// its line, waiting for room or for a creation (they take it).
+	if p.closed.Load() || (len(p.idle) >= int(p.size.Load()) && p.wantingLocked()+p.Waiting()+int(p.pending.Load()) == 0) {
 		p.mu.Unlock()
 		p.remove(m)
 		return
@@ -114,15 +114,18 @@ func (p *Pool) idleLocked(m *member) {
 // create makes and prepares one sandbox holding slot, removing it if
 // preparing fails. The slot stays the caller's on failure.
 //
-// With yield, waiting for the pool's and the engine's permits gives up
-// with errArrived as soon as a sandbox of the class is parked idle: the
-// caller takes it instead of creating one more.
-func (p *Pool) create(ctx context.Context, slot *capacity.Slot, yield bool) (*member, error) {
-	release, err := p.permits(ctx, yield)
+// For an acquisition (t not nil), waiting for the pool's and the engine's
+// permits gives up with errArrived as soon as a sandbox it may take is
+// parked idle: the caller takes it instead of creating one more. With the
+// permits, t is creating: the idle sandboxes go to the waiters behind it.
+func (p *Pool) create(ctx context.Context, slot *capacity.Slot, t *ticket) (*member, error) {
+	release, err := p.permits(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	p.setCreating(t, true)
+	defer p.setCreating(t, false)
 	slot.Mark(capacity.Creating)
 	start := time.Now()
 	tmpl := p.tmpl
@@ -211,15 +214,16 @@ func (p *Pool) Close(ctx context.Context) error {
 // errArrived: a sandbox of the class was parked while a creation waited.
 var errArrived = errors.New("a sandbox of the class came back")
 
-// permits takes the pool's creation permit and the engine's; with yield
-// they are given up when a sandbox is parked meanwhile (errArrived).
-func (p *Pool) permits(ctx context.Context, yield bool) (release func(), err error) {
+// permits takes the pool's creation permit and the engine's; for an
+// acquisition (t not nil) they are given up when a sandbox it may take is
+// parked meanwhile (errArrived).
+func (p *Pool) permits(ctx context.Context, t *ticket) (release func(), err error) {
 	var arrived <-chan struct{}
-	if yield {
+	if t != nil {
 		arrived = p.arrival()
 		p.pending.Add(1)
 		defer p.pending.Add(-1)
-		if p.Idle() > 0 {
+		if p.available(t) > 0 {
 			return nil, errArrived
 		}
 	}

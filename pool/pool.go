@@ -69,6 +69,7 @@ type Pool struct {
 	mu     sync.Mutex
 	arrive chan struct{}      // closed when a sandbox is parked idle
 	idle   []*member          // oldest first
+	line   []*ticket          // acquisitions waiting, oldest first (line.go)
 	out    map[string]*member // handed out, by sandbox id
 	rc     recycleState
 }

@@ -86,7 +86,7 @@ func (p *Pool) Return(sb sandbox.Sandbox) {
 // for a creation the other class does not need and then creating it again
 // at its own next demand.
 func (p *Pool) wantBack() bool {
-	if p.Waiting()+int(p.pending.Load()) > 0 {
+	if p.wantingLocked()+p.Waiting()+int(p.pending.Load()) > 0 {
 		return true
 	}
 	if _, patient, waiting := p.budget.Front(); waiting && !patient {

@@ -31,11 +31,17 @@ func (p *Pool) Waiting() int { return int(p.waiting.Load()) }
 // nil, nil as soon as a sandbox of the class is parked idle, so that the
 // caller takes it instead of making room by evicting another class's.
 func (p *Pool) WaitRoom(ctx context.Context, n int, deadline time.Time) (*capacity.Lease, error) {
+	return p.waitRoomFor(ctx, nil, n, deadline)
+}
+
+// waitRoomFor is WaitRoom for the acquisition holding t: only a sandbox it
+// may take (available) ends its wait.
+func (p *Pool) waitRoomFor(ctx context.Context, t *ticket, n int, deadline time.Time) (*capacity.Lease, error) {
 	if lease, ok := p.budget.TryAcquire(n); ok {
 		return lease, nil
 	}
 	arrived := p.arrival()
-	if p.Idle() > 0 {
+	if p.available(t) > 0 {
 		return nil, nil
 	}
 	return p.waitRoom(ctx, n, deadline, arrived)

@@ -48,7 +48,7 @@ func (r *Resetter) Hold(ctx context.Context, tk *task.Task, traj *trajectory.Tra
 		// Wait for room for what the idle sandboxes do not cover, holding
 		// nothing; a sandbox of the class coming back wakes us to count again.
 		arrived := p.Arrival()
-		need := n - p.Idle()
+		need := n - p.Available()
 		if need <= 0 {
 			continue
 		}
@@ -71,7 +71,7 @@ func (r *Resetter) Hold(ctx context.Context, tk *task.Task, traj *trajectory.Tra
 // holdNow completes a hold at once from idle sandboxes and free slots
 // (none while others wait in line), or returns nil holding nothing.
 func (r *Resetter) holdNow(ctx context.Context, p *pool.Pool, n int) *Hold {
-	idle := min(p.Idle(), n)
+	idle := min(p.Available(), n)
 	if idle == n {
 		h := &Hold{pool: p}
 		if h.claim(ctx, n); len(h.sbs) == n {
