@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // corpusDir is ../shared/corpus/terminal-bench next to the repository, or
@@ -50,5 +53,22 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestCorpusVerdictsCoverTheCorpus: every corpus task has an expected
+// verdict (a task added without one would fail only in make corpus), and
+// make test's sample names corpus tasks.
+func TestCorpusVerdictsCoverTheCorpus(t *testing.T) {
+	corpus := needCorpus(t)
+	dirs, err := filepath.Glob(filepath.Join(corpus, "*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, dir := range dirs {
+		_, known := corpusVerdicts[filepath.Base(dir)]
+		assert.True(t, known, "corpus task %s has no expected verdict in corpusVerdicts", filepath.Base(dir))
+	}
+	for _, name := range corpusSample {
+		assert.DirExists(t, filepath.Join(corpus, name), "corpusSample names a task the corpus does not hold")
 	}
 }
