@@ -14,7 +14,7 @@ import (
 // Softmax is the smallest policy that learns from the verifier's reward
 // alone: at each step i of a task's trajectory it picks one of a few
 // candidate actions (Candidates: the reference's, skipping the step, a
-// neighbour's action out of turn) with probability softmax(θ[i]), and
+// realistic mistake) with probability softmax(θ[i]), and
 // REINFORCE moves θ toward the choices of rewarded episodes. It is the
 // seed's learner made real (docs/demo.md): it never sees the reference as
 // the right answer, only which episodes passed, so from k = 0 it learns
@@ -36,15 +36,16 @@ type Choice struct {
 	I, C int
 }
 
-// NewSoftmax returns a uniform policy over ref's candidates, learning at
-// rate (the REINFORCE step size).
-func NewSoftmax(ref *trajectory.Trajectory, rate float64) (*Softmax, error) {
+// NewSoftmax returns a uniform policy over ref's candidates (workdir is
+// the task's, where a mistaken clean-up runs), learning at rate (the
+// REINFORCE step size).
+func NewSoftmax(ref *trajectory.Trajectory, workdir string, rate float64) (*Softmax, error) {
 	if rate <= 0 || math.IsNaN(rate) {
 		return nil, fmt.Errorf("softmax policy: learning rate %v: expected > 0", rate)
 	}
 	s := &Softmax{rate: rate, baseline: map[int]float64{}, seen: map[int]int{}}
 	for i := range ref.Steps {
-		c := Candidates(ref, i)
+		c := Candidates(ref, i, workdir)
 		s.cands = append(s.cands, c)
 		s.theta = append(s.theta, make([]float64, len(c)))
 	}
@@ -52,28 +53,25 @@ func NewSoftmax(ref *trajectory.Trajectory, rate float64) (*Softmax, error) {
 }
 
 // Candidates are the actions the policy chooses from at step i of ref:
-// the reference's own, skipping it (a shell `true`), and the reference
-// actions of the two steps after and the two before (an action done out
-// of turn), without duplicates: up to six. The reference's is not marked: the policy
-// learns which one is right from rewards. A noop step has only itself.
-func Candidates(ref *trajectory.Trajectory, i int) []trajectory.Step {
+// the reference's own, skipping it (a shell `true`), and the realistic
+// mistake the noisy policy makes there (Corrupt: the file written under
+// scripts/ instead of where it belongs, the edit aimed at that path, a
+// clean-up run in the working tree), without duplicates. The reference's
+// is not marked: the policy learns which one is right from rewards. A
+// noop step has only itself.
+func Candidates(ref *trajectory.Trajectory, i int, workdir string) []trajectory.Step {
 	own := bare(ref.Steps[i])
 	if own.Action == trajectory.KindNoop {
 		return []trajectory.Step{own}
 	}
 	out := []trajectory.Step{own}
-	add := func(st trajectory.Step) {
+	for _, st := range []trajectory.Step{{Action: trajectory.KindShell, Command: "true"}, Corrupt(own, workdir)} {
+		dup := false
 		for _, c := range out {
-			if sameAction(c, st) {
-				return
-			}
+			dup = dup || sameAction(c, st)
 		}
-		out = append(out, st)
-	}
-	add(trajectory.Step{Action: trajectory.KindShell, Command: "true"})
-	for _, j := range []int{i + 1, i - 1, i + 2, i - 2} {
-		if j >= 0 && j < len(ref.Steps) && ref.Steps[j].Action != trajectory.KindNoop {
-			add(bare(ref.Steps[j]))
+		if !dup {
+			out = append(out, st)
 		}
 	}
 	return out

@@ -21,14 +21,15 @@ func chain(n int) *trajectory.Trajectory {
 }
 
 // play is one episode of a toy task from checkpoint k: it passes when every
-// decisive step took the reference's action (candidate 0).
+// decisive step took the reference's action (candidate 0) and no step made
+// the mistake (candidate 2, the clean-up that destroys the work).
 func play(s *policy.Softmax, k int, decisive map[int]bool, rng *rand.Rand) ([]policy.Choice, bool) {
 	var choices []policy.Choice
 	ok := true
 	for i := k; i < s.Steps(); i++ {
 		c, _ := s.Sample(i, rng)
 		choices = append(choices, policy.Choice{I: i, C: c})
-		if decisive[i] && c != 0 {
+		if (decisive[i] && c != 0) || c == 2 {
 			ok = false
 		}
 	}
@@ -36,17 +37,22 @@ func play(s *policy.Softmax, k int, decisive map[int]bool, rng *rand.Rand) ([]po
 }
 
 func TestCandidates(t *testing.T) {
-	tr := chain(3)
-	tr.Steps = append(tr.Steps, trajectory.Step{Action: trajectory.KindNoop})
-	first := policy.Candidates(tr, 0)
-	require.Len(t, first, 4, "own, skip, the next two steps'")
+	content := "x"
+	tr := chain(2)
+	tr.Steps = append(tr.Steps,
+		trajectory.Step{Action: trajectory.KindWriteFile, Path: "run.sh", Content: &content},
+		trajectory.Step{Action: trajectory.KindNoop})
+	first := policy.Candidates(tr, 0, "/w")
+	require.Len(t, first, 3, "own, skip, the clean-up mistake")
 	assert.Equal(t, "step a", first[0].Command, "the reference's own action is a candidate")
 	assert.Equal(t, "true", first[1].Command)
-	assert.Equal(t, "step b", first[2].Command)
-	assert.Len(t, policy.Candidates(tr, 1), 4, "own, skip, next, previous (the one after next is a noop)")
-	assert.Len(t, policy.Candidates(tr, 3), 1, "a noop is only itself")
-	tr.Steps[2].Command = "true" // a step that is the skip already
-	assert.Len(t, policy.Candidates(tr, 2), 3, "own (the skip already), two previous: no duplicates")
+	assert.Equal(t, policy.CleanupCommand, first[2].Command)
+	write := policy.Candidates(tr, 2, "/w")
+	require.Len(t, write, 3)
+	assert.Equal(t, "scripts/run.sh", write[2].Path, "the file written where it does not belong")
+	assert.Len(t, policy.Candidates(tr, 3, "/w"), 1, "a noop is only itself")
+	tr.Steps[1].Command = "true" // a step that is the skip already
+	assert.Len(t, policy.Candidates(tr, 1, "/w"), 2, "no duplicate candidates")
 }
 
 // TestSoftmaxLearnsOnlyFromReward: the same episodes with the reward
@@ -60,7 +66,7 @@ func TestSoftmaxLearnsOnlyFromReward(t *testing.T) {
 	decisive := map[int]bool{2: true, 4: true, 6: true, 8: true}
 	tr := chain(n)
 	train := func(t *testing.T, seed uint64, withReward bool, schedule func(ep int, recent []bool) int) *policy.Softmax {
-		s, err := policy.NewSoftmax(tr, 0.5)
+		s, err := policy.NewSoftmax(tr, "/w", 0.5)
 		require.NoError(t, err)
 		rng := rand.New(rand.NewPCG(seed, 2))
 		var recent []bool
@@ -97,28 +103,31 @@ func TestSoftmaxLearnsOnlyFromReward(t *testing.T) {
 	}
 	endToEnd := func(s *policy.Softmax) float64 {
 		p := 1.0
-		for i := range decisive {
-			p *= s.Prob(i, 0)
+		for i := range n {
+			if decisive[i] {
+				p *= s.Prob(i, 0)
+			} else {
+				p *= 1 - s.Prob(i, 2)
+			}
 		}
 		return p
 	}
-	chance := 1.0
-	for i := range decisive {
-		chance /= float64(len(policy.Candidates(tr, i)))
-	}
+	fresh, err := policy.NewSoftmax(tr, "/w", 0.5)
+	require.NoError(t, err)
+	chance := endToEnd(fresh)
 
 	t.Run("no reward: stays at chance", func(t *testing.T) {
 		s := train(t, 1, false, backward)
 		for i := range n {
-			for c := range policy.Candidates(tr, i) {
-				assert.InDelta(t, 1/float64(len(policy.Candidates(tr, i))), s.Prob(i, c), 1e-12, "step %d candidate %d", i, c)
+			for c := range policy.Candidates(tr, i, "/w") {
+				assert.InDelta(t, 1/float64(len(policy.Candidates(tr, i, "/w"))), s.Prob(i, c), 1e-12, "step %d candidate %d", i, c)
 			}
 		}
 		assert.InDelta(t, chance, endToEnd(s), 1e-12)
 	})
 	// Over 20 seeds: rollback solves the task every time; from k = 0 the
 	// learner must first stumble on a whole right sequence, and within the
-	// budget it mostly does not (measured: 27 of 30 seeds stayed under 5 %).
+	// budget it mostly does not (the rollback solved it under every seed tried, 100 of 100).
 	const seeds = 20
 	stuck := 0
 	for seed := uint64(1); seed <= seeds; seed++ {

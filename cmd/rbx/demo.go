@@ -23,9 +23,12 @@ import (
 
 // demoOptions are the flags of `rbx demo`.
 type demoOptions struct {
-	rt         runtimeFlags
-	output     string
-	replayOnly bool
+	rt           runtimeFlags
+	output       string
+	replayOnly   bool
+	episodes     int
+	learningRate float64
+	plot         string
 }
 
 func newDemoCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
@@ -38,8 +41,11 @@ func newDemoCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
   replay     for each example and several checkpoints k: replay steps [0,k) in a fresh
              sandbox, run the reference suffix [k,T) and the verifier, which must pass
   prefilter  every example replayed end to end twice in fresh sandboxes and verified
-  serve      rbx serve in-process on loopback with a rollback curriculum, and an expert
-             client over HTTP, until the task is solved from k = 0
+  serve      rbx serve in-process on loopback with a rollback curriculum (and its
+             dashboard), and a small learning policy — a softmax over candidate actions
+             per step, learning from the verifier's reward alone — trained on
+             run-sh-path twice for the same episode budget: from k = 0 only, and from
+             the checkpoints the curriculum serves; then each final policy from k = 0
 
 The OTP service the deploy-otp example needs is started on loopback.`,
 		Args: exactArgs(0),
@@ -47,6 +53,9 @@ The OTP service the deploy-otp example needs is started on loopback.`,
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table or json (json: the replay stage only)")
 	cmd.Flags().BoolVar(&o.replayOnly, "replay-only", false, "run only the replay stage")
+	cmd.Flags().IntVar(&o.episodes, "episodes", 160, "episodes per training run of the serve stage")
+	cmd.Flags().Float64Var(&o.learningRate, "learning-rate", 1, "the learning policy's REINFORCE step size")
+	cmd.Flags().StringVar(&o.plot, "plot", "rbx-demo-learn.png", `PNG of both training runs ("": none)`)
 	o.rt.register(cmd)
 	return cmd
 }
@@ -66,6 +75,12 @@ type demoRow struct {
 func runDemo(ctx context.Context, s Streams, log *slog.Logger, o *demoOptions) (err error) {
 	if o.output != "table" && o.output != "json" {
 		return usageError("--output %q: expected table or json", o.output)
+	}
+	if o.episodes < 1 {
+		return usageError("--episodes %d: expected ≥ 1", o.episodes)
+	}
+	if !(o.learningRate > 0) {
+		return usageError("--learning-rate %v: expected > 0", o.learningRate)
 	}
 	dir, err := os.MkdirTemp("", "rbx-demo-")
 	if err != nil {
@@ -133,7 +148,7 @@ func runDemo(ctx context.Context, s Streams, log *slog.Logger, o *demoOptions) (
 	if err := demoPrefilter(ctx, s, rt, rp, dir); err != nil {
 		return err
 	}
-	return demoServe(ctx, s, log, rt, rp, dir, "run-sh-path")
+	return demoServe(ctx, s, log, rt, rp, dir, "run-sh-path", o)
 }
 
 // demoCheckpoints picks the start, a middle checkpoint and the last servable one.

@@ -3,23 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"net"
-	"net/http"
-	"path/filepath"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/rbx-sandbox/rbx/curriculum"
-	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/replayer"
-	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
-	"github.com/rbx-sandbox/rbx/server"
-	"github.com/rbx-sandbox/rbx/server/client"
-	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // demoPrefilter proves the examples replay and pass, twice each.
@@ -42,109 +29,4 @@ func demoPrefilter(ctx context.Context, s Streams, rt sandbox.Runtime, rp *repla
 		}
 	}
 	return nil
-}
-
-// demoServe runs a short served curriculum: rbx serve in-process on
-// loopback with Heuristic Sequential rollback, and an expert client that
-// plays the reference suffix from whatever checkpoint it is given, until
-// the task is solved from k = 0.
-func demoServe(ctx context.Context, s Streams, log *slog.Logger, rt sandbox.Runtime, rp *replayer.Replayer, dir, example string) error {
-	in, err := loadTrajectory(filepath.Join(dir, example, "trajectory.json"), "", "")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(s.Out, "\n== serve: a short curriculum on %s (heuristic rollback, expert client over HTTP) ==\n", in.task.ID)
-	eng, err := curriculum.New(curriculum.WithStrategy(curriculum.Heuristic))
-	if err != nil {
-		return err
-	}
-	if err := eng.Register(curriculum.FromTrajectory(in.task.ID, in.traj)); err != nil {
-		return err
-	}
-	rs, err := reset.New(rt, rp, reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(2)))
-	if err != nil {
-		return err
-	}
-	srv, err := server.New(ctx, rs, rp, eng, []server.Entry{{Task: in.task, Ref: in.traj}}, server.WithLogger(log))
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	defer func() {
-		_ = hs.Close()
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		_ = srv.Close(cctx)
-		_ = rs.Close(cctx)
-	}()
-	c, err := client.New("http://" + ln.Addr().String())
-	if err != nil {
-		return err
-	}
-	var (
-		mu     sync.Mutex
-		served []string
-	)
-	for ep := 0; ep < 120 && ctx.Err() == nil; ep += 2 {
-		var wg sync.WaitGroup
-		errs := make([]error, 2)
-		for w := range 2 { // two episodes at a time, as a trainer's workers would
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				k, ok, err := playReference(ctx, c, in)
-				errs[w] = err
-				mu.Lock()
-				defer mu.Unlock()
-				if err == nil {
-					served = append(served, fmt.Sprintf("%d%s", k, map[bool]string{true: "", false: "✗"}[ok]))
-				}
-			}()
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return fmt.Errorf("demo serve: %w", err)
-			}
-		}
-		if st, err := eng.Status(in.task.ID); err == nil && st.Solved {
-			fmt.Fprintf(s.Out, "checkpoints served, in order: %s\n", strings.Join(served, " "))
-			fmt.Fprintf(s.Out, "solved from k=0 after %d episodes (T=%d)\n", len(served), in.traj.Len())
-			return nil
-		}
-	}
-	return fmt.Errorf("demo serve: not solved after %d episodes: %s", len(served), strings.Join(served, " "))
-}
-
-// playReference resets with checkpoint auto through the serve API, plays
-// the reference suffix and evaluates: an expert policy.
-func playReference(ctx context.Context, c *client.Client, in *loaded) (int, bool, error) {
-	rr, err := c.Reset(ctx, server.ResetRequest{Task: in.task.ID})
-	if err != nil {
-		return 0, false, err
-	}
-	ep := rr.Episodes[0].ID
-	for i := rr.K; i < in.traj.Len(); i++ {
-		st := in.traj.Steps[i]
-		if st.Action == "noop" {
-			continue
-		}
-		args, err := tools.Arguments(st)
-		if err != nil {
-			return 0, false, err
-		}
-		if _, err := c.Step(ctx, ep, server.StepRequest{ToolCall: &server.ToolCall{Name: string(st.Action), Arguments: args}}); err != nil {
-			return 0, false, err
-		}
-	}
-	ev, err := c.Evaluate(ctx, ep)
-	if err != nil {
-		return 0, false, err
-	}
-	return rr.K, ev.Success, nil
 }
