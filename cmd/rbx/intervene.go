@@ -13,11 +13,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/intervene"
 	"github.com/rbx-sandbox/rbx/policy"
-	"github.com/rbx-sandbox/rbx/pool"
-	"github.com/rbx-sandbox/rbx/replayer"
-	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/server/client"
-	"github.com/rbx-sandbox/rbx/task"
 )
 
 // interveneOptions are the flags of `rbx intervene`: the policy's as in
@@ -168,36 +164,13 @@ func runIntervene(ctx context.Context, s Streams, log *slog.Logger, o *intervene
 	if o.server != "" {
 		return runInterveneServed(ctx, s, o, ld, pol, iv, opts)
 	}
-	services, err := parseServices(o.services)
+	st, err := openEpisodeStack(ctx, s, log, stackConfig{command: "intervene", rt: o.rt, services: o.services,
+		capacity: &o.capacity, task: ld.task, concurrency: o.concurrency})
 	if err != nil {
 		return err
 	}
-	rp, err := replayer.New(replayer.WithServices(services), replayer.WithLogger(log))
-	if err != nil {
-		return err
-	}
-	rt, err := openRuntime(ctx, o.rt, s.ErrOut, log)
-	if err != nil {
-		return err
-	}
-	defer rt.Close()
-	reapOrphans(ctx, rt, s.ErrOut)
-	if err := ensureImage(ctx, rt, o.rt, ld.task.Image); err != nil {
-		return err
-	}
-	budget, err := o.capacity.budget(s.ErrOut, "intervene", []*task.Task{ld.task})
-	if err != nil {
-		return err
-	}
-	rs, err := reset.New(rt, rp, append(o.capacity.resetOptions(budget), reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(o.concurrency), pool.WithLogger(log)))...)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		err = errors.Join(err, rs.Close(cctx))
-	}()
+	defer func() { err = errors.Join(err, st.Close(ctx)) }()
+	rt, rs := st.rt, st.rs
 	runner, err := intervene.New(rs, pol, iv, opts...)
 	if err != nil {
 		return err

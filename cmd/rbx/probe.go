@@ -12,11 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rbx-sandbox/rbx/policy"
-	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/probe"
-	"github.com/rbx-sandbox/rbx/replayer"
-	"github.com/rbx-sandbox/rbx/reset"
-	"github.com/rbx-sandbox/rbx/task"
 )
 
 // probeOptions are the flags of `rbx probe`.
@@ -179,41 +175,17 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	if err != nil {
 		return err
 	}
-	services, err := parseServices(o.services)
-	if err != nil {
-		return err
-	}
-	rp, err := replayer.New(replayer.WithServices(services), replayer.WithLogger(log))
-	if err != nil {
-		return err
-	}
-	rt, err := openRuntime(ctx, o.rt, s.ErrOut, log)
-	if err != nil {
-		return err
-	}
-	defer rt.Close()
-	reapOrphans(ctx, rt, s.ErrOut)
-	if err := ensureImage(ctx, rt, o.rt, ld.task.Image); err != nil {
-		return err
-	}
 	cache, err := o.prefix.options(log, o.concurrency)
 	if err != nil {
 		return err
 	}
-	budget, err := o.capacity.budget(s.ErrOut, "probe", []*task.Task{ld.task})
+	st, err := openEpisodeStack(ctx, s, log, stackConfig{command: "probe", rt: o.rt, services: o.services,
+		capacity: &o.capacity, task: ld.task, concurrency: o.concurrency, reset: cache})
 	if err != nil {
 		return err
 	}
-	cache = append(cache, o.capacity.resetOptions(budget)...)
-	rs, err := reset.New(rt, rp, append(cache, reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(o.concurrency), pool.WithLogger(log)))...)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		err = errors.Join(err, rs.Close(cctx))
-	}()
+	defer func() { err = errors.Join(err, st.Close(ctx)) }()
+	rt, rs := st.rt, st.rs
 	pr, err := probe.New(rs, pol, opts...)
 	if err != nil {
 		return err
