@@ -9,7 +9,7 @@ const (
 	phaseDone
 )
 
-// searchLearn is Search-Learn Rollback (seed §5.3):
+// searchLearn is Search-Learn Rollback (docs/curriculum.md):
 //
 //	domain ← [0, T]   (servable: its valid checkpoints below T)
 //	SEARCH:   N_anchor anchors spread uniformly over the domain, N_probe episodes each

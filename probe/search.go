@@ -7,7 +7,7 @@ import (
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// search is the Search-Learn search phase (seed §5.3) aimed at the
+// search is the Search-Learn search phase (docs/curriculum.md, "Search-Learn") aimed at the
 // bottleneck rule. Each round probes up to A anchors spread uniformly over
 // the domain (both ends included), in parallel. The last probed checkpoint
 // with p̂ < θ, b, and the first probed one after it, u (p̂ ≥ θ), bracket

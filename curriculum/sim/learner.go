@@ -1,5 +1,5 @@
-// Package sim is the seed's thought-experiment learner (seed §3.3,
-// docs/curriculum.md): a task of n sequential subtasks, each succeeding
+// Package sim is the seed's thought-experiment learner
+// (docs/curriculum.md): a task of n sequential subtasks, each succeeding
 // independently with probability p, where a subtask is mastered (p → 1) after m rewarded
 // episodes that exercised it, and nothing is learnt from failures. It drives
 // the curriculum strategies and plain from-the-start sampling so their costs

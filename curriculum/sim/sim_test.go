@@ -130,7 +130,7 @@ func TestCapStopsPathologicalRuns(t *testing.T) {
 	assert.True(t, math.IsNaN(ClosedForm(Baseline, Params{N: 2, P: 0.5, M: 1, Gradual: true})))
 }
 
-// The learner is the seed's §3.3: a curriculum that moves exactly when
+// The learner is the seed's thought experiment (docs/curriculum.md): a curriculum that moves exactly when
 // subtask k is mastered (an oracle) costs m/p per subtask, m·n/p in all.
 // What Sequential pays above that is the decision's latency.
 func TestOracleRollbackMatchesClosedForm(t *testing.T) {

@@ -76,7 +76,7 @@ func quantile(sorted []float64, q float64) float64 {
 	return sorted[int(q*float64(len(sorted)-1)+0.5)]
 }
 
-// ClosedForm is the thought experiment's expected cost (seed §3.3): m/pⁿ
+// ClosedForm is the thought experiment's expected cost (docs/curriculum.md): m/pⁿ
 // from the start, m·n/p with rollback (generalised to m/Πpᵢ and Σ m/pᵢ
 // when one subtask is harder). NaN under gradual skill, which has none.
 func ClosedForm(strategy string, p Params) float64 {
