@@ -8,18 +8,18 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/evidence"
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/trajectory"
 	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // Client is what the loop needs of an rbx serve (server/client.Client).
 type Client interface {
-	Reset(ctx context.Context, req server.ResetRequest) (*server.ResetResponse, error)
-	Step(ctx context.Context, episode string, req server.StepRequest) (*server.StepResponse, error)
-	Evaluate(ctx context.Context, episode string) (*server.EvaluateResponse, error)
-	Fork(ctx context.Context, episode string, req server.ForkRequest) (*server.ForkResponse, error)
-	Evidence(ctx context.Context, episode string, req server.EvidenceRequest) (*server.EvidenceResponse, error)
+	Reset(ctx context.Context, req api.ResetRequest) (*api.ResetResponse, error)
+	Step(ctx context.Context, episode string, req api.StepRequest) (*api.StepResponse, error)
+	Evaluate(ctx context.Context, episode string) (*api.EvaluateResponse, error)
+	Fork(ctx context.Context, episode string, req api.ForkRequest) (*api.ForkResponse, error)
+	Evidence(ctx context.Context, episode string, req api.EvidenceRequest) (*api.EvidenceResponse, error)
 	Close(ctx context.Context, episode string) error
 }
 
@@ -41,7 +41,7 @@ type servedSession struct {
 
 func (b *served) start(ctx context.Context) (session, error) {
 	k, _ := json.Marshal(b.k)
-	res, err := b.c.Reset(ctx, server.ResetRequest{Task: b.task, Checkpoint: k})
+	res, err := b.c.Reset(ctx, api.ResetRequest{Task: b.task, Checkpoint: k})
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (b *served) start(ctx context.Context) (session, error) {
 func (b *served) fork(ctx context.Context, parent session, acts []trajectory.Step, t int) (session, []trajectory.Step, error) {
 	p := parent.(*servedSession)
 	at := b.k + t
-	res, err := b.c.Fork(ctx, p.id, server.ForkRequest{T: &at})
+	res, err := b.c.Fork(ctx, p.id, api.ForkRequest{T: &at})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -68,9 +68,9 @@ func (b *served) evidence(ctx context.Context, parent session, _ []trajectory.St
 	p := parent.(*servedSession)
 	at := b.k + t
 	for {
-		res, err := b.c.Evidence(ctx, p.id, server.EvidenceRequest{T: &at})
-		var ae *server.APIError
-		if errors.As(err, &ae) && ae.Code == server.CodeRateLimited {
+		res, err := b.c.Evidence(ctx, p.id, api.EvidenceRequest{T: &at})
+		var ae *api.APIError
+		if errors.As(err, &ae) && ae.Code == api.CodeRateLimited {
 			if werr := wait(ctx, time.Duration(max(ae.RetryAfter, 1))*time.Second); werr != nil {
 				return nil, werr
 			}
@@ -82,7 +82,7 @@ func (b *served) evidence(ctx context.Context, parent session, _ []trajectory.St
 		cost.Calls++
 		cost.StepsReplayed += res.Cost.StepsReplayed
 		cost.MS += res.Cost.TotalMS
-		return &evidence.Result{Rubric: res.Rubric, Score: res.Score, Cost: res.Cost}, nil
+		return &evidence.Result{Rubric: res.Rubric, Score: res.Score, Cost: evidence.Cost(res.Cost)}, nil
 	}
 }
 
@@ -102,7 +102,7 @@ func (s *servedSession) do(ctx context.Context, a trajectory.Step, intervened bo
 	if err != nil {
 		return trajectory.Observation{}, err
 	}
-	res, err := s.c.Step(ctx, s.id, server.StepRequest{ToolCall: &server.ToolCall{Name: string(a.Action), Arguments: args},
+	res, err := s.c.Step(ctx, s.id, api.StepRequest{ToolCall: &api.ToolCall{Name: string(a.Action), Arguments: args},
 		Intervened: intervened, Tokens: a.Tokens})
 	if err != nil {
 		return trajectory.Observation{}, err

@@ -9,10 +9,6 @@ import (
 	"github.com/rbx-sandbox/rbx/capacity"
 )
 
-// CodeCapacity is the answer to a reset that waited its deadline for room
-// in the sandbox budget (--max-sandboxes); Retry-After says when to retry.
-const CodeCapacity = "capacity"
-
 // capacityRetryAfter is the Retry-After of capacity, in seconds: room
 // comes back as episodes end, which a trainer's next group waits on.
 const capacityRetryAfter = 2
@@ -21,14 +17,14 @@ const capacityRetryAfter = 2
 // for any other error.
 func capacityErr(err error, b *capacity.Budget) *APIError {
 	if errors.Is(err, capacity.ErrTooLarge) {
-		return apiErr(http.StatusBadRequest, CodeBadRequest, "%v", err).with("max_sandboxes", b.Max()).with("retryable", false)
+		return apiErr(http.StatusBadRequest, CodeBadRequest, "%v", err).With("max_sandboxes", b.Max()).With("retryable", false)
 	}
 	if !errors.Is(err, capacity.ErrFull) {
 		return nil
 	}
 	st := b.Stats()
 	e := apiErr(http.StatusTooManyRequests, CodeCapacity, "%v", err).
-		with("max_sandboxes", st.Max).with("live", st.Live).with("waiting", st.Waiting).with("retryable", true)
+		With("max_sandboxes", st.Max).With("live", st.Live).With("waiting", st.Waiting).With("retryable", true)
 	e.RetryAfter = capacityRetryAfter
 	return e
 }

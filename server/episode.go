@@ -9,31 +9,8 @@ import (
 
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
-	"github.com/rbx-sandbox/rbx/trajectory"
 	"github.com/rbx-sandbox/rbx/verifier"
 )
-
-// Episode states.
-const (
-	StateOpen      = "open"
-	StateEvaluated = "evaluated"
-	StateClosed    = "closed"
-	StateExpired   = "expired"
-	StateFailed    = "failed"    // the sandbox died under a call
-	StateLost      = "lost"      // open when a previous server process died
-	StateTruncated = "truncated" // ran past the task's limits.episode_timeout
-)
-
-// Action is one policy action of an episode (after the reference prefix)
-// with its live observation.
-type Action struct {
-	Step        trajectory.Step        `json:"step"`
-	Observation trajectory.Observation `json:"observation"`
-	Intervened  bool                   `json:"intervened,omitempty"`
-	Tokens      int                    `json:"tokens,omitempty"`
-	// Inherited actions were replayed from the parent by a fork.
-	Inherited bool `json:"inherited,omitempty"`
-}
 
 // record is what outlives an episode's sandbox: enough to export or fork it.
 type record struct {
@@ -62,15 +39,6 @@ type record struct {
 
 // verifierExcerpt bounds the verifier output an episode record keeps.
 const verifierExcerpt = 16 << 10
-
-// Evaluation is an evaluated episode's result as stored (the curriculum's
-// curriculum.Outcome is what it learns from one: task, k, success).
-type Evaluation struct {
-	Success         bool    `json:"success"`
-	Reward          float64 `json:"reward"`
-	InterventionShr float64 `json:"intervened_share"`
-	ShiftExceeded   bool    `json:"shift_exceeded"`
-}
 
 // episode is a live episode: its record plus the sandbox and the replay run
 // that continues the reference prefix with the policy's actions.

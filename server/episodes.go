@@ -8,19 +8,6 @@ import (
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// EpisodeSummary is one row of the episode listing.
-type EpisodeSummary struct {
-	ID      string      `json:"id"`
-	Task    string      `json:"task"`
-	K       int         `json:"k"`
-	State   string      `json:"state"`
-	Parent  string      `json:"parent,omitempty"`
-	Steps   int         `json:"steps"`
-	Created string      `json:"created"`
-	Updated string      `json:"updated"`
-	Outcome *Evaluation `json:"outcome,omitempty"`
-}
-
 func summary(r record) EpisodeSummary {
 	return EpisodeSummary{ID: r.ID, Task: r.Task, K: r.K, State: r.State, Parent: r.Parent, Steps: max(len(r.Actions), r.steps),
 		Created: r.Created.UTC().Format(timeFormat), Updated: r.Updated.UTC().Format(timeFormat), Outcome: r.Outcome}

@@ -7,31 +7,7 @@ import (
 	"github.com/rbx-sandbox/rbx/evidence"
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/trajectory"
-	"github.com/rbx-sandbox/rbx/verifier"
 )
-
-// EvidenceRequest asks for the reward-side evidence at an episode's state.
-type EvidenceRequest struct {
-	// Verifier also runs the task's verifier (in the scratch sandbox).
-	Verifier bool `json:"verifier,omitempty"`
-	// T scores the state after the episode's first t steps, counted as in
-	// fork (reference prefix included); default: every action so far.
-	T *int `json:"t,omitempty"`
-}
-
-// EvidenceResponse is the rubric (and verifier) at an episode's state,
-// scored in a scratch sandbox: the episode's own sandbox is not touched.
-type EvidenceResponse struct {
-	Episode string `json:"episode"`
-	Task    string `json:"task"`
-	K       int    `json:"k"`
-	// At is the state scored: after At steps, the prefix included.
-	At       int                    `json:"at"`
-	Score    float64                `json:"score"`
-	Rubric   []verifier.RubricScore `json:"rubric"`
-	Verifier *verifier.Result       `json:"verifier,omitempty"`
-	Cost     evidence.Cost          `json:"cost"`
-}
 
 // evidence scores the rubric (and the verifier when asked) against an
 // episode's state without touching its sandbox: the reference prefix and
@@ -58,7 +34,7 @@ func (s *Server) evidence(r *http.Request) (any, *APIError) {
 	at := rec.K + len(rec.Actions)
 	if req.T != nil {
 		if *req.T < 0 || *req.T > at {
-			return nil, apiErr(http.StatusBadRequest, CodeBadCheckpoint, "t: expected 0 ≤ t ≤ %d (k = %d plus %d actions)", at, rec.K, len(rec.Actions)).with("max", at)
+			return nil, apiErr(http.StatusBadRequest, CodeBadCheckpoint, "t: expected 0 ≤ t ≤ %d (k = %d plus %d actions)", at, rec.K, len(rec.Actions)).With("max", at)
 		}
 		at = *req.T
 	}
@@ -77,10 +53,10 @@ func (s *Server) evidence(r *http.Request) (any, *APIError) {
 		if errors.As(err, &re) {
 			return nil, resetFailed(err)
 		}
-		return nil, apiErr(http.StatusServiceUnavailable, CodeResetFailed, "%v", err).with("retryable", true)
+		return nil, apiErr(http.StatusServiceUnavailable, CodeResetFailed, "%v", err).With("retryable", true)
 	}
 	return EvidenceResponse{Episode: id, Task: rec.Task, K: rec.K, At: at, Score: res.Score, Rubric: res.Rubric,
-		Verifier: res.Verifier, Cost: res.Cost}, nil
+		Verifier: res.Verifier, Cost: EvidenceCost(res.Cost)}, nil
 }
 
 // recordedActions is actions as steps carrying their live observations.

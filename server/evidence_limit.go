@@ -10,10 +10,6 @@ import (
 	"github.com/rbx-sandbox/rbx/evidence"
 )
 
-// CodeRateLimited: an evidence call came sooner than the per-episode
-// interval allows; Retry-After says when to retry.
-const CodeRateLimited = "rate_limited"
-
 // defaultEvidenceInterval is the least time between two evidence calls on
 // one episode: each replays the whole episode in a scratch sandbox.
 const defaultEvidenceInterval = time.Second
@@ -84,7 +80,7 @@ func (s *Server) evidenceAllowed(id string) *APIError {
 		secs := max(1, int(math.Ceil(wait.Seconds())))
 		e := apiErr(http.StatusTooManyRequests, CodeRateLimited,
 			"episode %s: one evidence call per %v (--evidence-interval); retry in %v", id, every, wait.Round(time.Millisecond)).
-			with("retry_after", secs).with("interval_ms", every.Milliseconds())
+			With("retry_after", secs).With("interval_ms", every.Milliseconds())
 		e.RetryAfter = secs
 		return e
 	}

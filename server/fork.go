@@ -6,21 +6,6 @@ import (
 	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
-// ForkResponse is the forked episode.
-type ForkResponse struct {
-	Episode EpisodeInfo  `json:"episode"`
-	Tools   []tools.Tool `json:"tools"`
-	TotalMS float64      `json:"total_ms"`
-}
-
-// ForkRequest names the step to fork at.
-type ForkRequest struct {
-	// T is how many of the parent's actions, counted from step 0 with the
-	// reference prefix included, the fork replays: the fork continues at
-	// step t, where the parent went wrong.
-	T *int `json:"t"`
-}
-
 // fork starts a new episode whose sandbox replays the parent's own first
 // t actions (rollout-time intervention): the reference prefix to the
 // parent's k, then the parent's actions, with their intervened flags and
@@ -46,7 +31,7 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 	}
 	max := rec.K + len(rec.Actions)
 	if req.T == nil || *req.T < 0 || *req.T > max {
-		return nil, apiErr(http.StatusBadRequest, CodeBadCheckpoint, "t: expected 0 ≤ t ≤ %d (k = %d plus %d actions)", max, rec.K, len(rec.Actions)).with("max", max)
+		return nil, apiErr(http.StatusBadRequest, CodeBadCheckpoint, "t: expected 0 ≤ t ≤ %d (k = %d plus %d actions)", max, rec.K, len(rec.Actions)).With("max", max)
 	}
 	t := *req.T
 	base := min(t, rec.K) // reset checks that it is a checkpoint
@@ -68,7 +53,7 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 		obs, err := s.exec(r.Context(), ep, a.Step)
 		if err != nil {
 			s.discard([]*episode{ep})
-			return nil, resetFailed(err).with("step", ep.rec.K+len(ep.rec.Actions))
+			return nil, resetFailed(err).With("step", ep.rec.K+len(ep.rec.Actions))
 		}
 		ep.rec.Actions = append(ep.rec.Actions, Action{Step: a.Step, Observation: obs, Intervened: a.Intervened, Tokens: a.Tokens, Inherited: true})
 	}

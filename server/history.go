@@ -1,19 +1,6 @@
 package server
 
-import (
-	"sync"
-	"time"
-)
-
-// HistoryEvent is one evaluated episode in a task's curriculum history.
-type HistoryEvent struct {
-	Episode string    `json:"episode"`
-	Task    string    `json:"-"`
-	K       int       `json:"k"`
-	Purpose string    `json:"purpose,omitempty"`
-	Success bool      `json:"success"`
-	At      time.Time `json:"at"`
-}
+import "sync"
 
 // historyMax is how many outcomes per task the history ring keeps.
 const historyMax = 256

@@ -29,7 +29,7 @@ func (s *Server) reserve(n int) *APIError {
 	if open+n > s.cfg.maxOpen {
 		e := apiErr(http.StatusTooManyRequests, CodeTooManyEpisodes,
 			"%d episode(s) open or starting and %d asked for: the server's limit is %d (--max-episodes); evaluate or close episodes, then retry",
-			open, n, s.cfg.maxOpen).with("open", open).with("max", s.cfg.maxOpen).with("retry_after", retryAfter)
+			open, n, s.cfg.maxOpen).With("open", open).With("max", s.cfg.maxOpen).With("retry_after", retryAfter)
 		e.RetryAfter = retryAfter
 		return e
 	}

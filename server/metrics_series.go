@@ -9,10 +9,6 @@ import (
 // defaultTaskSeries is WithTaskSeries' default.
 const defaultTaskSeries = 100
 
-// AllTasks is the task (and pool) label of the aggregated series a
-// server past WithTaskSeries' bound reports instead of per-task ones.
-const AllTasks = "_all"
-
 // WithTaskSeries bounds the metrics' cardinality: serving at most n
 // tasks, the per-task series (rbx_serve_resets_total{task},
 // rbx_serve_reset_seconds{task}, rbx_serve_outcomes_total{task} and the

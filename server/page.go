@@ -26,17 +26,8 @@ type pageQuery struct {
 	q     string
 }
 
-// Page is a listing's paging: how many tasks match the filter, the
-// cursor of the next page ("" on the last one) and the number of tasks
-// per phase among those matching q (the phase filter aside).
-type Page struct {
-	Total      int            `json:"total"`
-	NextCursor string         `json:"next_cursor"`
-	Phases     map[string]int `json:"phases"`
-}
-
 func badParam(name, format string, a ...any) *APIError {
-	return apiErr(http.StatusBadRequest, CodeBadRequest, name+" "+format, a...).with("parameter", name)
+	return apiErr(http.StatusBadRequest, CodeBadRequest, name+" "+format, a...).With("parameter", name)
 }
 
 // parsePage reads and validates the listing parameters.
@@ -52,7 +43,7 @@ func parsePage(r *http.Request) (pageQuery, *APIError) {
 	}
 	if p.phase != "" && !slices.Contains(curriculum.Phases, p.phase) {
 		return p, badParam("phase", "%q: expected one of %s", clip(p.phase, 32), strings.Join(curriculum.Phases, ", ")).
-			with("allowed", curriculum.Phases)
+			With("allowed", curriculum.Phases)
 	}
 	if len(p.q) > 128 {
 		return p, badParam("q", "of %d bytes: expected at most 128", len(p.q))

@@ -9,34 +9,6 @@ import (
 	"github.com/rbx-sandbox/rbx/reason"
 )
 
-// Candidate results, in the order a candidate reaches them.
-const (
-	CandidateSeen     = "seen"     // a successful, shorter policy episode was queued
-	CandidateVerified = "verified" // it passed every repeat of the prefilter's check
-	CandidateAdopted  = "adopted"  // it is the task's new reference version
-	CandidateRejected = "rejected" // see the event's reason
-)
-
-// A rejected candidate's reason is the prefilter's verdict (output,
-// exit_code, verify_failed, flaky, ...), reason.Superseded or
-// reason.Stale while it waits, reason.Interrupted when the server stops
-// during its check, or reason.Infra when the check, the store or the
-// curriculum failed (the detail says which).
-
-// CandidateEvent is one step of a candidate reference's life.
-type CandidateEvent struct {
-	Task    string        `json:"task"`
-	Episode string        `json:"episode"`
-	Parent  int           `json:"parent"` // the version the episode was reset on
-	K       int           `json:"k"`
-	T       int           `json:"t"` // the candidate's length
-	Result  string        `json:"result"`
-	Reason  reason.Reason `json:"reason,omitempty"`
-	Detail  string        `json:"detail,omitempty"`
-	Version int           `json:"version,omitempty"` // the version it became
-	At      time.Time     `json:"at"`
-}
-
 // refresher queues candidates for the background check: at most one per
 // task waits (the shortest), and one check runs at a time, so refresh
 // never takes more than one sandbox at once from the engine.

@@ -8,25 +8,6 @@ import (
 	"github.com/rbx-sandbox/rbx/curriculum"
 )
 
-// RefVersion describes one version of a task's reference trajectory.
-// Version 1 is the reference loaded at start; reference refresh adopts
-// version v+1 from a policy episode reset on version v.
-type RefVersion struct {
-	Task    string `json:"task"`
-	Version int    `json:"version"`
-	// Parent is the version the adopted episode was reset on (0 for version 1).
-	Parent int `json:"parent,omitempty"`
-	// K is the checkpoint the adopted episode started from: the first K
-	// steps are Parent's, the rest are the episode's actions.
-	K int `json:"k"`
-	// Episode is the adopted episode.
-	Episode string    `json:"episode,omitempty"`
-	ID      string    `json:"id"` // the trajectory's id
-	T       int       `json:"t"`
-	Adopted time.Time `json:"adopted"`
-	Current bool      `json:"current"`
-}
-
 // references holds every version of every task's reference; the newest
 // is the one resets use, older ones serve the episodes reset on them.
 type references struct {

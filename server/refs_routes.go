@@ -5,17 +5,6 @@ import (
 	"strconv"
 )
 
-// ReferencesResponse lists a task's reference versions and its latest
-// candidate events.
-type ReferencesResponse struct {
-	Task string `json:"task"`
-	// Current is the version resets use.
-	Current    int              `json:"current"`
-	Refresh    bool             `json:"refresh"` // reference refresh is on
-	Versions   []RefVersion     `json:"versions"`
-	Candidates []CandidateEvent `json:"candidates"`
-}
-
 func (s *Server) listReferences(r *http.Request) (any, *APIError) {
 	e, aerr := s.entry(r.PathValue("task"))
 	if aerr != nil {
@@ -42,7 +31,7 @@ func (s *Server) getReference(r *http.Request) (any, *APIError) {
 	}
 	ve := s.refs.at(e.Task.ID, v)
 	if ve == nil {
-		return nil, apiErr(http.StatusNotFound, CodeUnknownVersion, "task %s has no reference version %d (current: %d)", e.Task.ID, v, e.version).with("current", e.version)
+		return nil, apiErr(http.StatusNotFound, CodeUnknownVersion, "task %s has no reference version %d (current: %d)", e.Task.ID, v, e.version).With("current", e.version)
 	}
 	return ve.Ref, nil
 }

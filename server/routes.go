@@ -47,7 +47,7 @@ func (s *Server) register() []string {
 		out = append(out, rt.pattern)
 		method, path, _ := strings.Cut(rt.pattern, " ")
 		paths.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			s.writeError(w, apiErr(http.StatusMethodNotAllowed, CodeMethod, "%s %s: expected %s", r.Method, r.URL.Path, method).with("allowed", method))
+			s.writeError(w, apiErr(http.StatusMethodNotAllowed, CodeMethod, "%s %s: expected %s", r.Method, r.URL.Path, method).With("allowed", method))
 		}))
 	}
 	paths.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

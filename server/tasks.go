@@ -11,27 +11,6 @@ import (
 	"github.com/rbx-sandbox/rbx/reset"
 )
 
-// TaskSummary is one task of the listing.
-type TaskSummary struct {
-	ID        string `json:"id"`
-	T         int    `json:"t"`
-	Image     string `json:"image"`
-	Reference string `json:"reference"`
-	// ReferenceVersion is the version of the reference resets use.
-	ReferenceVersion int               `json:"reference_version"`
-	Instruction      string            `json:"instruction"`
-	Workdir          string            `json:"workdir"`     // the sandbox's working directory
-	Checkpoints      []int             `json:"checkpoints"` // the servable k
-	Curriculum       curriculum.Status `json:"curriculum"`
-	Pool             *pool.Stats       `json:"pool,omitempty"`
-}
-
-// TaskState is a task's curriculum state with its recent history.
-type TaskState struct {
-	curriculum.Status
-	History []HistoryEvent `json:"history"`
-}
-
 func (s *Server) healthz(*http.Request) (any, *APIError) {
 	return map[string]any{"status": "ok", "tasks": len(s.cat), "open_episodes": s.openCount(),
 		"lost_at_start": s.lost, "uptime_s": time.Since(s.started).Seconds(), "strategy": s.eng.Strategy(),
