@@ -9,17 +9,17 @@ import (
 	"net/url"
 )
 
-// api calls the server's HTTP API in-process: the dashboard shows exactly
-// what the API answers, through the same token check.
-type api struct {
+// apiClient calls the server's HTTP API in-process: the dashboard shows
+// exactly what the API answers, through the same token check.
+type apiClient struct {
 	h     http.Handler
 	token string
 }
 
-func newAPI(h http.Handler, token string) *api { return &api{h: h, token: token} }
+func newAPI(h http.Handler, token string) *apiClient { return &apiClient{h: h, token: token} }
 
 // raw answers GET path with the response body, or an *APIError.
-func (a *api) raw(ctx context.Context, path string) ([]byte, error) {
+func (a *apiClient) raw(ctx context.Context, path string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, http.NoBody)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", path, err)
@@ -48,7 +48,7 @@ func (a *api) raw(ctx context.Context, path string) ([]byte, error) {
 }
 
 // get answers GET path decoded into out.
-func (a *api) get(ctx context.Context, path string, out any) error {
+func (a *apiClient) get(ctx context.Context, path string, out any) error {
 	b, err := a.raw(ctx, path)
 	if err != nil {
 		return err

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
 // checkpointChart: p̂ over the window at each checkpoint that saw an
 // episode, as bars against θ and θ_high, the bottleneck and the stuck
 // checkpoints flagged, the current k underlined.
-func checkpointChart(st server.TaskState) string {
+func checkpointChart(st api.TaskState) string {
 	t := max(st.T, 1)
 	p := newPlot(-0.5, float64(t)-0.5, 0, 1)
 	bk, hasB := bottleneck(st)

@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
-func state(rates map[int]float64, stuck ...int) server.TaskState {
-	st := server.TaskState{Status: curriculum.Status{Task: "t<&>", T: 10, K: 6, Phase: "bottleneck", Theta: 0.5, ThetaHigh: 0.625, Window: 8}}
+func state(rates map[int]float64, stuck ...int) api.TaskState {
+	st := api.TaskState{Status: curriculum.Status{Task: "t<&>", T: 10, K: 6, Phase: "bottleneck", Theta: 0.5, ThetaHigh: 0.625, Window: 8}}
 	for k := 0; k < 10; k++ {
 		r, ok := rates[k]
 		if !ok {
@@ -36,7 +36,7 @@ func state(rates map[int]float64, stuck ...int) server.TaskState {
 func TestCheckpointChart(t *testing.T) {
 	tests := []struct {
 		name       string
-		st         server.TaskState
+		st         api.TaskState
 		bottleneck string // "" when none
 		contains   []string
 	}{
@@ -71,7 +71,7 @@ func TestTrainingCharts(t *testing.T) {
 		purpose string
 		ok      bool
 	}{{9, "rollback", true}, {9, "rollback", true}, {8, "rollback", false}, {3, "probe", false}, {8, "bottleneck", true}} {
-		st.History = append(st.History, server.HistoryEvent{Episode: "e", K: ev.k, Purpose: ev.purpose, Success: ev.ok, At: at.Add(time.Duration(i) * time.Second)})
+		st.History = append(st.History, api.HistoryEvent{Episode: "e", K: ev.k, Purpose: ev.purpose, Success: ev.ok, At: at.Add(time.Duration(i) * time.Second)})
 	}
 	st.Checkpoints[1].Episodes = 10 // 18 observed in all: the ring kept the last 5
 	for name, doc := range map[string]string{"success": successChart(st), "served": servedChart(st)} {

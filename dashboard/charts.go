@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
 // The charts of a task page, by name (also the .svg file names).
@@ -14,13 +14,13 @@ const (
 	chartCheckpoints = "checkpoints" // success rate per checkpoint
 )
 
-var charts = map[string]func(server.TaskState) string{
+var charts = map[string]func(api.TaskState) string{
 	chartSuccess: successChart, chartServed: servedChart, chartCheckpoints: checkpointChart,
 }
 
 // successChart: the rolling success rate over observed episodes, each
 // outcome a dot at 1 or 0, θ and θ_high marked.
-func successChart(st server.TaskState) string {
+func successChart(st api.TaskState) string {
 	tr := trainingOf(st)
 	first, last := float64(tr.n(0)), float64(tr.n(len(tr.events)-1))
 	p := newPlot(first, max(last, first+1), 0, 1)
@@ -52,7 +52,7 @@ func successChart(st server.TaskState) string {
 
 // servedChart: the checkpoint of each observed episode, coloured by
 // purpose, the curriculum's position as a step line walking back to 0.
-func servedChart(st server.TaskState) string {
+func servedChart(st api.TaskState) string {
 	tr := trainingOf(st)
 	first, last := float64(tr.n(0)), float64(tr.n(len(tr.events)-1))
 	p := newPlot(first, max(last, first+1), 0, float64(max(st.T, 1)))
@@ -89,7 +89,7 @@ func kTicks(t int) []float64 {
 	return out
 }
 
-func markThetas(p *plot, st server.TaskState) {
+func markThetas(p *plot, st api.TaskState) {
 	if st.Theta > 0 {
 		p.hline(st.Theta, colTheta, "6 4", "θ")
 	}

@@ -47,7 +47,7 @@ func WithLogger(l *slog.Logger) Option {
 // Dashboard serves /ui. Create it with New.
 type Dashboard struct {
 	cfg   config
-	api   *api
+	api   *apiClient
 	rates *sampler
 	mux   *http.ServeMux
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/capacity"
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/trajectory"
 	"github.com/rbx-sandbox/rbx/verifier"
 )
@@ -24,20 +24,20 @@ type health struct {
 
 // record is GET /v1/episodes/{id}: an episode with its actions.
 type record struct {
-	ID         string             `json:"id"`
-	Task       string             `json:"task"`
-	K          int                `json:"k"`
-	T          int                `json:"t"`
-	RefVersion int                `json:"reference_version"`
-	Parent     string             `json:"parent"`
-	ForkT      int                `json:"fork_t"`
-	Purpose    string             `json:"purpose"`
-	State      string             `json:"state"`
-	Actions    []server.Action    `json:"actions"`
-	Created    time.Time          `json:"created"`
-	Updated    time.Time          `json:"updated"`
-	Outcome    *server.Evaluation `json:"outcome"`
-	Verifier   *verifier.Result   `json:"verifier"`
+	ID         string           `json:"id"`
+	Task       string           `json:"task"`
+	K          int              `json:"k"`
+	T          int              `json:"t"`
+	RefVersion int              `json:"reference_version"`
+	Parent     string           `json:"parent"`
+	ForkT      int              `json:"fork_t"`
+	Purpose    string           `json:"purpose"`
+	State      string           `json:"state"`
+	Actions    []api.Action     `json:"actions"`
+	Created    time.Time        `json:"created"`
+	Updated    time.Time        `json:"updated"`
+	Outcome    *api.Evaluation  `json:"outcome"`
+	Verifier   *verifier.Result `json:"verifier"`
 }
 
 func (d *Dashboard) health(ctx context.Context) (health, error) {
@@ -45,30 +45,30 @@ func (d *Dashboard) health(ctx context.Context) (health, error) {
 	return h, d.api.get(ctx, "/healthz", &h)
 }
 
-func (d *Dashboard) task(ctx context.Context, id string) (server.TaskSummary, error) {
-	var ts server.TaskSummary
+func (d *Dashboard) task(ctx context.Context, id string) (api.TaskSummary, error) {
+	var ts api.TaskSummary
 	err := d.api.get(ctx, "/v1/tasks/"+esc(id), &ts)
 	return ts, notFoundIf(err, "unknown_task")
 }
 
 // curriculum is the task's state with its whole history ring.
-func (d *Dashboard) curriculum(ctx context.Context, id string) (server.TaskState, error) {
+func (d *Dashboard) curriculum(ctx context.Context, id string) (api.TaskState, error) {
 	var doc struct {
-		Tasks []server.TaskState `json:"tasks"`
+		Tasks []api.TaskState `json:"tasks"`
 	}
 	if err := d.api.get(ctx, "/v1/curriculum?history=256&task="+esc(id), &doc); err != nil {
-		return server.TaskState{}, notFoundIf(err, "unknown_task")
+		return api.TaskState{}, notFoundIf(err, "unknown_task")
 	}
 	if len(doc.Tasks) != 1 {
-		return server.TaskState{}, fmt.Errorf("curriculum of %q: %d states", id, len(doc.Tasks))
+		return api.TaskState{}, fmt.Errorf("curriculum of %q: %d states", id, len(doc.Tasks))
 	}
 	return doc.Tasks[0], nil
 }
 
 // episodes lists up to limit episodes, newest first ("" state: all).
-func (d *Dashboard) episodes(ctx context.Context, state string, limit int) ([]server.EpisodeSummary, error) {
+func (d *Dashboard) episodes(ctx context.Context, state string, limit int) ([]api.EpisodeSummary, error) {
 	var doc struct {
-		Episodes []server.EpisodeSummary `json:"episodes"`
+		Episodes []api.EpisodeSummary `json:"episodes"`
 	}
 	path := fmt.Sprintf("/v1/episodes?limit=%d", limit)
 	if state != "" {

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/rbx-sandbox/rbx/importer"
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
@@ -47,7 +47,7 @@ func (d *Dashboard) episodeData(ctx context.Context, id string) (*episodeData, e
 		return nil, err
 	}
 	ed := &episodeData{page: d.page("episode "+id, ""), Rec: rec, Exports: exportFormats}
-	if rec.State == server.StateOpen {
+	if rec.State == api.StateOpen {
 		ed.Live = Prefix + "/episodes/" + esc(id) + "/live"
 	}
 	for i := 0; i < rec.K && i < len(tr.Steps); i++ {
@@ -123,15 +123,15 @@ type episodesData struct {
 	State    string
 	Task     string
 	States   []string
-	Episodes []server.EpisodeSummary
+	Episodes []api.EpisodeSummary
 }
 
 // episodesPage lists recent episodes, by ?state= and ?task=.
 func (d *Dashboard) episodesPage(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	ed := &episodesData{page: d.page("episodes", ""), State: q.Get("state"), Task: q.Get("task"),
-		States: []string{"", server.StateOpen, server.StateEvaluated, server.StateClosed, server.StateExpired,
-			server.StateTruncated, server.StateFailed, server.StateLost}}
+		States: []string{"", api.StateOpen, api.StateEvaluated, api.StateClosed, api.StateExpired,
+			api.StateTruncated, api.StateFailed, api.StateLost}}
 	eps, err := d.episodes(r.Context(), ed.State, 1000)
 	if err != nil {
 		return err

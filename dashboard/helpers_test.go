@@ -23,6 +23,7 @@ import (
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -147,7 +148,7 @@ func refCall(t testing.TB, ref *trajectory.Trajectory, i int) map[string]any {
 // the episode id and k.
 func (h *harness) episode(fail bool) (string, int) {
 	h.t.Helper()
-	var rr server.ResetResponse
+	var rr api.ResetResponse
 	h.post("/v1/reset", map[string]any{"task": taskID}, &rr)
 	ep := rr.Episodes[0]
 	if fail {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
 // overviewLimit is how many task rows the overview shows per page.
@@ -49,8 +49,8 @@ func (l listing) withPhase(phase string) string {
 
 // tasksPage is one page of GET /v1/tasks.
 type tasksPage struct {
-	Tasks []server.TaskSummary `json:"tasks"`
-	server.Page
+	Tasks []api.TaskSummary `json:"tasks"`
+	api.Page
 }
 
 func (d *Dashboard) listTasks(ctx context.Context, l listing) (tasksPage, error) {

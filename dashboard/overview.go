@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/capacity"
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
 // page is what the layout needs.
@@ -32,7 +32,7 @@ type overviewData struct {
 	Served      int // every task the server serves
 	Tasks       []taskRow
 	Listing     listing
-	Page        server.Page  // the listing's total, next cursor and counts per phase
+	Page        api.Page     // the listing's total, next cursor and counts per phase
 	Phases      []phaseCount // the summary on top
 	Next, First string       // the next page's and the first page's links ("" when none)
 	Open, Lost  int          // episodes open now; lost (a previous process died with them)
@@ -43,7 +43,7 @@ type overviewData struct {
 
 // taskRow is one task of the overview.
 type taskRow struct {
-	server.TaskSummary
+	api.TaskSummary
 	Open, Lost          int
 	Resets              float64 // per second (NaN: the metrics are not per task)
 	Episodes, Successes int     // observed by the curriculum
@@ -61,11 +61,11 @@ func (d *Dashboard) overview(ctx context.Context, l listing) (*overviewData, err
 	if err != nil {
 		return nil, err
 	}
-	open, err := d.countByTask(ctx, server.StateOpen)
+	open, err := d.countByTask(ctx, api.StateOpen)
 	if err != nil {
 		return nil, err
 	}
-	lost, err := d.countByTask(ctx, server.StateLost)
+	lost, err := d.countByTask(ctx, api.StateLost)
 	if err != nil {
 		return nil, err
 	}
@@ -92,10 +92,10 @@ func (d *Dashboard) overview(ctx context.Context, l listing) (*overviewData, err
 	return o, nil
 }
 
-func (d *Dashboard) row(t server.TaskSummary, open, lost map[string]int, r rates) taskRow {
+func (d *Dashboard) row(t api.TaskSummary, open, lost map[string]int, r rates) taskRow {
 	row := taskRow{TaskSummary: t, Open: open[t.ID], Lost: lost[t.ID], Resets: r.TaskResets[t.ID]}
 	if _, ok := r.TaskResets[t.ID]; !ok {
-		if _, agg := r.TaskResets[server.AllTasks]; agg {
+		if _, agg := r.TaskResets[api.AllTasks]; agg {
 			row.Resets = math.NaN()
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
 // manyHarness serves n generated tasks with the dashboard (pools of 0:
@@ -76,7 +77,7 @@ func rows(body string) []string {
 func TestOverviewWithManyTasks(t *testing.T) {
 	n := scaleTasks()
 	h := manyHarness(t, n)
-	var rr server.ResetResponse
+	var rr api.ResetResponse
 	h.post("/v1/reset", map[string]any{"task": corpustest.ID(0), "checkpoint": 0}, &rr)
 	h.post("/v1/episodes/"+rr.Episodes[0].ID+"/close", nil, nil)
 	body := h.get("/ui/")

@@ -5,18 +5,18 @@ import (
 
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/probe"
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
 // training is a task's observed outcomes as the charts number them: the
 // history ring holds the latest ones, numbered after those it dropped.
 type training struct {
 	offset int // observed episodes before events[0]
-	events []server.HistoryEvent
+	events []api.HistoryEvent
 	window int // W: the rolling success rate's window
 }
 
-func trainingOf(st server.TaskState) training {
+func trainingOf(st api.TaskState) training {
 	total := 0
 	for _, c := range st.Checkpoints {
 		total += c.Episodes
@@ -82,7 +82,7 @@ func (t training) rollbacks() []move {
 
 // bottleneck applies the probe's rule (scanning from the end, the first
 // checkpoint whose p̂ is below θ) to the curriculum's windowed p̂.
-func bottleneck(st server.TaskState) (k int, ok bool) {
+func bottleneck(st api.TaskState) (k int, ok bool) {
 	pts := make([]probe.Point, len(st.Checkpoints))
 	for i, c := range st.Checkpoints {
 		pts[i] = probe.Point{K: c.K, N: c.Episodes, Successes: c.Successes, PHat: c.Rate}

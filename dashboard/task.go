@@ -6,20 +6,20 @@ import (
 	"strings"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
 type taskData struct {
 	page
-	Task  server.TaskSummary
-	State server.TaskState
+	Task  api.TaskSummary
+	State api.TaskState
 	// Success, Served and Checkpoints are the three charts (SVG).
 	Success, Served, Checkpoints string
 	Bottleneck                   int
 	HasBottleneck                bool
 	Rollbacks                    []move
 	Stuck                        []curriculum.CheckpointStats
-	Episodes                     []server.EpisodeSummary
+	Episodes                     []api.EpisodeSummary
 }
 
 // taskFragments are the live parts of a task page, by element id.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/probe"
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 	"github.com/rbx-sandbox/rbx/trajectory/tools"
@@ -24,9 +24,9 @@ import (
 
 // Client is what a remote probe needs of server/client.Client.
 type Client interface {
-	Reset(ctx context.Context, req server.ResetRequest) (*server.ResetResponse, error)
-	Step(ctx context.Context, episode string, req server.StepRequest) (*server.StepResponse, error)
-	Evaluate(ctx context.Context, episode string) (*server.EvaluateResponse, error)
+	Reset(ctx context.Context, req api.ResetRequest) (*api.ResetResponse, error)
+	Step(ctx context.Context, episode string, req api.StepRequest) (*api.StepResponse, error)
+	Evaluate(ctx context.Context, episode string) (*api.EvaluateResponse, error)
 	Close(ctx context.Context, episode string) error
 }
 
@@ -47,11 +47,11 @@ func New(c Client) *Env { return &Env{c: c, wait: 5 * time.Second} }
 // (the caller fetched it from the server). A reset refused because the
 // server's episodes are all in use is retried after its Retry-After.
 func (e *Env) Open(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (probe.Episode, error) {
-	req := server.ResetRequest{Task: tk.ID, Checkpoint: json.RawMessage(strconv.Itoa(k)), Group: 1}
+	req := api.ResetRequest{Task: tk.ID, Checkpoint: json.RawMessage(strconv.Itoa(k)), Group: 1}
 	for {
 		resp, err := e.c.Reset(ctx, req)
-		var ae *server.APIError
-		if errors.As(err, &ae) && ae.Code == server.CodeTooManyEpisodes {
+		var ae *api.APIError
+		if errors.As(err, &ae) && ae.Code == api.CodeTooManyEpisodes {
 			pause := min(time.Duration(max(ae.RetryAfter, 1))*time.Second, e.wait)
 			select {
 			case <-ctx.Done():
@@ -84,13 +84,13 @@ func (ep *episode) Do(ctx context.Context, n int, s trajectory.Step) (*trajector
 	if err != nil {
 		return &trajectory.Observation{Error: err.Error()}, nil
 	}
-	call := server.ToolCall{Name: string(s.Action), Arguments: args}
-	sr, err := ep.c.Step(ctx, ep.id, server.StepRequest{ToolCall: &call})
-	var ae *server.APIError
+	call := api.ToolCall{Name: string(s.Action), Arguments: args}
+	sr, err := ep.c.Step(ctx, ep.id, api.StepRequest{ToolCall: &call})
+	var ae *api.APIError
 	switch {
-	case errors.As(err, &ae) && ae.Code == server.CodeBadToolCall:
+	case errors.As(err, &ae) && ae.Code == api.CodeBadToolCall:
 		return &trajectory.Observation{Error: ae.Message}, nil // the agent's mistake: it sees why
-	case errors.As(err, &ae) && (ae.Code == server.CodeStepLimit || ae.Code == server.CodeEpisodeFinished):
+	case errors.As(err, &ae) && (ae.Code == api.CodeStepLimit || ae.Code == api.CodeEpisodeFinished):
 		ep.truncated = ae.Code
 		return nil, fmt.Errorf("step %d of %s: %w (%s)", n, ep.id, probe.ErrEpisodeOver, ae.Code)
 	case err != nil:
@@ -111,8 +111,8 @@ func (ep *episode) Do(ctx context.Context, n int, s trajectory.Step) (*trajector
 // at its episode_timeout has no state left to verify: a failure.
 func (ep *episode) Verify(ctx context.Context) (bool, error) {
 	er, err := ep.c.Evaluate(ctx, ep.id)
-	var ae *server.APIError
-	if errors.As(err, &ae) && ae.Code == server.CodeEpisodeFinished && ep.truncated == server.TruncEpisodeTimeout {
+	var ae *api.APIError
+	if errors.As(err, &ae) && ae.Code == api.CodeEpisodeFinished && ep.truncated == api.TruncEpisodeTimeout {
 		return false, nil
 	}
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/probe"
 	"github.com/rbx-sandbox/rbx/probe/remote"
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -18,27 +18,27 @@ import (
 // fake answers as a server would, from canned errors and responses.
 type fake struct {
 	refusals int // resets refused with too_many_episodes before one succeeds
-	resets   []server.ResetRequest
-	step     func() (*server.StepResponse, error)
-	eval     *server.EvaluateResponse
+	resets   []api.ResetRequest
+	step     func() (*api.StepResponse, error)
+	eval     *api.EvaluateResponse
 	evalErr  error
 	closed   []string
 }
 
-func (f *fake) Reset(_ context.Context, req server.ResetRequest) (*server.ResetResponse, error) {
+func (f *fake) Reset(_ context.Context, req api.ResetRequest) (*api.ResetResponse, error) {
 	f.resets = append(f.resets, req)
 	if f.refusals > 0 {
 		f.refusals--
-		return nil, &server.APIError{Status: 429, Code: server.CodeTooManyEpisodes, RetryAfter: 1}
+		return nil, &api.APIError{Status: 429, Code: api.CodeTooManyEpisodes, RetryAfter: 1}
 	}
-	return &server.ResetResponse{K: 1, T: 2, Episodes: []server.EpisodeInfo{{ID: "ep_1"}}}, nil
+	return &api.ResetResponse{K: 1, T: 2, Episodes: []api.EpisodeInfo{{ID: "ep_1"}}}, nil
 }
 
-func (f *fake) Step(context.Context, string, server.StepRequest) (*server.StepResponse, error) {
+func (f *fake) Step(context.Context, string, api.StepRequest) (*api.StepResponse, error) {
 	return f.step()
 }
 
-func (f *fake) Evaluate(context.Context, string) (*server.EvaluateResponse, error) {
+func (f *fake) Evaluate(context.Context, string) (*api.EvaluateResponse, error) {
 	return f.eval, f.evalErr
 }
 
@@ -70,21 +70,21 @@ func TestStep(t *testing.T) {
 	exit0 := 0
 	tests := []struct {
 		name    string
-		resp    *server.StepResponse
+		resp    *api.StepResponse
 		err     error
 		over    bool
 		obsErr  string
 		session bool
 	}{
-		{"observation", &server.StepResponse{Observation: trajectory.Observation{Output: "hi", ExitCode: &exit0}}, nil, false, "", false},
-		{"session lost", &server.StepResponse{Terminated: true}, nil, false, "", true},
-		{"step limit", &server.StepResponse{Truncated: true, Info: server.StepInfo{Truncation: server.TruncStepLimit}}, nil, true, "", false},
-		{"bad tool call is the agent's", nil, &server.APIError{Status: 400, Code: server.CodeBadToolCall, Message: "no tool rm"}, false, "no tool rm", false},
-		{"finished", nil, &server.APIError{Status: 409, Code: server.CodeEpisodeFinished}, true, "", false},
+		{"observation", &api.StepResponse{Observation: trajectory.Observation{Output: "hi", ExitCode: &exit0}}, nil, false, "", false},
+		{"session lost", &api.StepResponse{Terminated: true}, nil, false, "", true},
+		{"step limit", &api.StepResponse{Truncated: true, Info: api.StepInfo{Truncation: api.TruncStepLimit}}, nil, true, "", false},
+		{"bad tool call is the agent's", nil, &api.APIError{Status: 400, Code: api.CodeBadToolCall, Message: "no tool rm"}, false, "no tool rm", false},
+		{"finished", nil, &api.APIError{Status: 409, Code: api.CodeEpisodeFinished}, true, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &fake{step: func() (*server.StepResponse, error) { return tt.resp, tt.err }}
+			f := &fake{step: func() (*api.StepResponse, error) { return tt.resp, tt.err }}
 			ep, err := remote.New(f).Open(context.Background(), tk, traj, 1)
 			require.NoError(t, err)
 			obs, err := ep.Do(context.Background(), 0, traj.Steps[1])
@@ -99,7 +99,7 @@ func TestStep(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
-	f := &fake{eval: &server.EvaluateResponse{Success: true}}
+	f := &fake{eval: &api.EvaluateResponse{Success: true}}
 	ep, err := remote.New(f).Open(context.Background(), tk, traj, 1)
 	require.NoError(t, err)
 	ok, err := ep.Verify(context.Background())
@@ -108,17 +108,17 @@ func TestVerify(t *testing.T) {
 	ep.Close()
 	assert.Empty(t, f.closed, "evaluating closed it")
 
-	f.eval = &server.EvaluateResponse{Success: true, Observed: true}
+	f.eval = &api.EvaluateResponse{Success: true, Observed: true}
 	ep, err = remote.New(f).Open(context.Background(), tk, traj, 1)
 	require.NoError(t, err)
 	_, err = ep.Verify(context.Background())
 	assert.ErrorContains(t, err, "counted a probe episode for its curriculum")
 
 	// Ended at the episode timeout: no state to verify, a failure.
-	f.step = func() (*server.StepResponse, error) {
-		return &server.StepResponse{Truncated: true, Info: server.StepInfo{Truncation: server.TruncEpisodeTimeout}}, nil
+	f.step = func() (*api.StepResponse, error) {
+		return &api.StepResponse{Truncated: true, Info: api.StepInfo{Truncation: api.TruncEpisodeTimeout}}, nil
 	}
-	f.eval, f.evalErr = nil, &server.APIError{Status: 409, Code: server.CodeEpisodeFinished}
+	f.eval, f.evalErr = nil, &api.APIError{Status: 409, Code: api.CodeEpisodeFinished}
 	ep, err = remote.New(f).Open(context.Background(), tk, traj, 1)
 	require.NoError(t, err)
 	_, err = ep.Do(context.Background(), 0, traj.Steps[1])

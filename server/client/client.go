@@ -18,7 +18,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
 // Client calls one rbx server. It is safe for concurrent use.
@@ -99,49 +99,49 @@ func New(base string, opts ...Option) (*Client, error) {
 	return &Client{base: strings.TrimRight(base, "/"), token: cfg.token, http: cfg.http}, nil
 }
 
-// Reset starts episodes (see server.ResetRequest).
-func (c *Client) Reset(ctx context.Context, req server.ResetRequest) (*server.ResetResponse, error) {
-	var out server.ResetResponse
+// Reset starts episodes (see api.ResetRequest).
+func (c *Client) Reset(ctx context.Context, req api.ResetRequest) (*api.ResetResponse, error) {
+	var out api.ResetResponse
 	return &out, c.post(ctx, "/v1/reset", req, &out)
 }
 
 // Step runs one tool call in an episode.
-func (c *Client) Step(ctx context.Context, episode string, req server.StepRequest) (*server.StepResponse, error) {
-	var out server.StepResponse
+func (c *Client) Step(ctx context.Context, episode string, req api.StepRequest) (*api.StepResponse, error) {
+	var out api.StepResponse
 	return &out, c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/step", req, &out)
 }
 
 // Evaluate runs the task's verifier on an episode and closes it.
-func (c *Client) Evaluate(ctx context.Context, episode string) (*server.EvaluateResponse, error) {
-	var out server.EvaluateResponse
+func (c *Client) Evaluate(ctx context.Context, episode string) (*api.EvaluateResponse, error) {
+	var out api.EvaluateResponse
 	return &out, c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/evaluate", struct{}{}, &out)
 }
 
 // Fork starts an episode replaying the first t steps of another (see
-// server.ForkRequest).
-func (c *Client) Fork(ctx context.Context, episode string, req server.ForkRequest) (*server.ForkResponse, error) {
-	var out server.ForkResponse
+// api.ForkRequest).
+func (c *Client) Fork(ctx context.Context, episode string, req api.ForkRequest) (*api.ForkResponse, error) {
+	var out api.ForkResponse
 	return &out, c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/fork", req, &out)
 }
 
 // Evidence scores the rubric (and the verifier when asked) at an
 // episode's state in a scratch sandbox. A call within the server's
-// --evidence-interval fails with a *server.APIError of code
-// server.CodeRateLimited whose RetryAfter says when to retry.
-func (c *Client) Evidence(ctx context.Context, episode string, req server.EvidenceRequest) (*server.EvidenceResponse, error) {
-	var out server.EvidenceResponse
+// --evidence-interval fails with a *api.APIError of code
+// api.CodeRateLimited whose RetryAfter says when to retry.
+func (c *Client) Evidence(ctx context.Context, episode string, req api.EvidenceRequest) (*api.EvidenceResponse, error) {
+	var out api.EvidenceResponse
 	return &out, c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/evidence", req, &out)
 }
 
 // Close releases an episode without an outcome (idempotent while the
 // server remembers it).
 func (c *Client) Close(ctx context.Context, episode string) error {
-	var out server.EpisodeSummary
+	var out api.EpisodeSummary
 	return c.post(ctx, "/v1/episodes/"+url.PathEscape(episode)+"/close", struct{}{}, &out)
 }
 
 // post sends body as JSON and decodes the answer into out. An error
-// response comes back as a *server.APIError with its status, code and
+// response comes back as a *api.APIError with its status, code and
 // message, for callers to branch on with errors.As.
 func (c *Client) post(ctx context.Context, path string, body, out any) error {
 	b, err := json.Marshal(body)
@@ -176,14 +176,14 @@ func (c *Client) post(ctx context.Context, path string, body, out any) error {
 
 // apiError decodes an error response; a body that is not one (a proxy's
 // page) becomes the message.
-func apiError(resp *http.Response, data []byte) *server.APIError {
+func apiError(resp *http.Response, data []byte) *api.APIError {
 	var doc struct {
 		Error struct {
 			Code    string `json:"code"`
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	e := &server.APIError{Status: resp.StatusCode, Code: "http_" + fmt.Sprint(resp.StatusCode), Message: strings.TrimSpace(string(data))}
+	e := &api.APIError{Status: resp.StatusCode, Code: "http_" + fmt.Sprint(resp.StatusCode), Message: strings.TrimSpace(string(data))}
 	if json.Unmarshal(data, &doc) == nil && doc.Error.Code != "" {
 		e.Code, e.Message = doc.Error.Code, doc.Error.Message
 	}

@@ -8,14 +8,14 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// Task describes one served task (an *server.APIError with code
+// Task describes one served task (an *api.APIError with code
 // unknown_task when there is none).
-func (c *Client) Task(ctx context.Context, id string) (*server.TaskSummary, error) {
-	var out server.TaskSummary
+func (c *Client) Task(ctx context.Context, id string) (*api.TaskSummary, error) {
+	var out api.TaskSummary
 	return &out, c.get(ctx, "/v1/tasks/"+url.PathEscape(id), &out)
 }
 
@@ -26,7 +26,7 @@ func (c *Client) Reference(ctx context.Context, task string, v int) (*trajectory
 }
 
 // get decodes the answer of GET path into out; an error response is a
-// *server.APIError.
+// *api.APIError.
 func (c *Client) get(ctx context.Context, path string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
 // ListOptions page and filter a task listing (GET /v1/tasks and GET
@@ -37,8 +37,8 @@ func (o ListOptions) query() string {
 // TaskPage is one page of GET /v1/tasks: its tasks, how many match the
 // filter, the next page's cursor ("" on the last) and counts per phase.
 type TaskPage struct {
-	Tasks []server.TaskSummary `json:"tasks"`
-	server.Page
+	Tasks []api.TaskSummary `json:"tasks"`
+	api.Page
 }
 
 // TaskPage returns one page of the served tasks.
@@ -49,12 +49,12 @@ func (c *Client) TaskPage(ctx context.Context, o ListOptions) (*TaskPage, error)
 
 // EachTask yields every task matching o, from o.Cursor on, fetching a
 // page at a time; it stops at the first error, which it yields.
-func (c *Client) EachTask(ctx context.Context, o ListOptions) iter.Seq2[server.TaskSummary, error] {
-	return func(yield func(server.TaskSummary, error) bool) {
+func (c *Client) EachTask(ctx context.Context, o ListOptions) iter.Seq2[api.TaskSummary, error] {
+	return func(yield func(api.TaskSummary, error) bool) {
 		for {
 			p, err := c.TaskPage(ctx, o)
 			if err != nil {
-				yield(server.TaskSummary{}, err)
+				yield(api.TaskSummary{}, err)
 				return
 			}
 			for _, ts := range p.Tasks {
@@ -71,8 +71,8 @@ func (c *Client) EachTask(ctx context.Context, o ListOptions) iter.Seq2[server.T
 }
 
 // Tasks lists every served task, a page of 1000 at a time.
-func (c *Client) Tasks(ctx context.Context) ([]server.TaskSummary, error) {
-	var out []server.TaskSummary
+func (c *Client) Tasks(ctx context.Context) ([]api.TaskSummary, error) {
+	var out []api.TaskSummary
 	for ts, err := range c.EachTask(ctx, ListOptions{Limit: 1000}) {
 		if err != nil {
 			return nil, err
