@@ -16,6 +16,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/examples"
 	"github.com/rbx-sandbox/rbx/examples/deploy-otp/otp"
+	"github.com/rbx-sandbox/rbx/recycle"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/verifier"
@@ -95,6 +96,12 @@ func runDemo(ctx context.Context, s Streams, log *slog.Logger, o *demoOptions) (
 		return err
 	}
 	defer stopOTP()
+	// The serve stage recycles ended episodes' sandboxes in place when the
+	// agent is beside the binary (make build puts it there): hundreds of
+	// episodes would otherwise cost a container each.
+	if path, err := recycle.FindAgent(); err == nil {
+		o.rt.agent = path
+	}
 	rt, err := openRuntime(ctx, o.rt, s.ErrOut, log)
 	if err != nil {
 		return err

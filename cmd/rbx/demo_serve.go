@@ -42,7 +42,12 @@ func demoServe(ctx context.Context, s Streams, log *slog.Logger, rt sandbox.Runt
 	if err := eng.Register(curriculum.FromTrajectory(in.task.ID, in.traj)); err != nil {
 		return err
 	}
-	rs, err := reset.New(rt, rp, reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(2)))
+	ropts := []reset.Option{reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(2))}
+	if o.rt.agent != "" && sandbox.FeaturesOf(rt).Recycle {
+		ropts = append(ropts, reset.WithRecycle(reset.RecycleInPlace))
+		fmt.Fprintf(s.ErrOut, "demo: recycling ended episodes' sandboxes in place (agent %s)\n", o.rt.agent)
+	}
+	rs, err := reset.New(rt, rp, ropts...)
 	if err != nil {
 		return err
 	}

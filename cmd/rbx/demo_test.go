@@ -12,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/recycle"
+	"github.com/rbx-sandbox/rbx/recycle/agenttest"
 )
 
 // TestDemoLocal: with no engine answering, the demo does not fall back to
@@ -63,6 +66,7 @@ func TestImagesBuildIfEngine(t *testing.T) {
 // where the one trained from k = 0 for the same budget does not.
 func TestIntegrationDemo(t *testing.T) {
 	dockerOrSkip(t)
+	t.Setenv(recycle.AgentEnv, agenttest.Build(t)) // as make build puts it beside bin/rbx
 	var out, errOut bytes.Buffer
 	plot := filepath.Join(t.TempDir(), "learn.png")
 	code := Run(context.Background(), []string{"demo", "--runtime", "docker", "--plot", plot}, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
@@ -80,4 +84,5 @@ func TestIntegrationDemo(t *testing.T) {
 	assert.GreaterOrEqual(t, rollback, 8, "the rollback run's policy solves the task from k=0 most of the time:\n%s", out.String())
 	assert.Greater(t, rollback, fromStart, "and better than the k=0 run's:\n%s", out.String())
 	assert.FileExists(t, plot)
+	assert.Contains(t, errOut.String(), "recycling ended episodes' sandboxes in place")
 }
