@@ -36,21 +36,29 @@ func localRuntime(t *testing.T) sandbox.Runtime {
 	return rt
 }
 
-// run runs the loop on rt (nil: on the server an option names) and
-// returns its result.
+// run runs the loop in process on rt and returns its result.
 func run(t *testing.T, rt sandbox.Runtime, tk *task.Task, ref *trajectory.Trajectory, pol, iv policy.Policy, opts ...intervene.Option) *intervene.Result {
 	t.Helper()
-	var rs intervene.Resetter
-	if rt != nil { // nil: the options name a server
-		rp, err := replayer.New()
-		require.NoError(t, err)
-		lrs, err := reset.New(rt, rp, reset.WithPoolOptions(pool.WithSize(2)))
-		require.NoError(t, err)
-		t.Cleanup(func() { require.NoError(t, lrs.Close(context.Background())) })
-		rs = lrs
-	}
+	rp, err := replayer.New()
+	require.NoError(t, err)
+	rs, err := reset.New(rt, rp, reset.WithPoolOptions(pool.WithSize(2)))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, rs.Close(context.Background())) })
 	r, err := intervene.New(rs, pol, iv, opts...)
 	require.NoError(t, err)
+	return runWith(t, r, tk, ref)
+}
+
+// runOn runs the loop in env and returns its result.
+func runOn(t *testing.T, env intervene.Env, tk *task.Task, ref *trajectory.Trajectory, pol, iv policy.Policy, opts ...intervene.Option) *intervene.Result {
+	t.Helper()
+	r, err := intervene.NewOn(env, pol, iv, opts...)
+	require.NoError(t, err)
+	return runWith(t, r, tk, ref)
+}
+
+func runWith(t *testing.T, r *intervene.Runner, tk *task.Task, ref *trajectory.Trajectory) *intervene.Result {
+	t.Helper()
 	res, err := r.Run(context.Background(), tk, ref)
 	require.NoError(t, err)
 	return res

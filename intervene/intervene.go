@@ -14,41 +14,55 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/rbx-sandbox/rbx/evidence"
 	"github.com/rbx-sandbox/rbx/policy"
-	"github.com/rbx-sandbox/rbx/reset"
-	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/rollout"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// Resetter is what the loop needs of reset.Resetter.
-type Resetter interface {
-	Reset(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (*reset.Episode, error)
-	Release(sb sandbox.Sandbox)
+// Env is what the loop needs of where its episodes run: open them at the
+// checkpoint, fork them, and score the rubric at the states they went
+// through (rollout.Local and rollout.Served have all three).
+type Env interface {
+	rollout.Env
+	rollout.Forker
+	rollout.Evidencer
 }
 
 // Runner runs the intervention loop. It is safe for concurrent use.
 type Runner struct {
-	rs  Resetter
+	rs  rollout.Resetter // for a rollout.Local per run, when env is nil
+	env Env
 	pol policy.Policy
 	iv  policy.Policy
 	cfg config
 }
 
-// New returns a Runner resetting with rs (nil with WithServer), rolling
-// out pol and intervening with iv.
-func New(rs Resetter, pol, iv policy.Policy, opts ...Option) (*Runner, error) {
+// New returns a Runner whose episodes run in process on rs (each Run on a
+// rollout.Local of its own, so evidence is memoised per run), rolling out
+// pol and intervening with iv.
+func New(rs rollout.Resetter, pol, iv policy.Policy, opts ...Option) (*Runner, error) {
+	r, err := NewOn(nil, pol, iv, opts...)
+	if err != nil {
+		return nil, err
+	}
+	r.rs = rs
+	return r, nil
+}
+
+// NewOn returns a Runner whose episodes run in env, such as a running rbx
+// serve's (rollout.NewServed): rollouts are episodes reset at the
+// checkpoint, intervened trajectories forks of them, evidence env's. The
+// task and reference given to Run must be the ones env serves (the
+// policies read them locally).
+func NewOn(env Env, pol, iv policy.Policy, opts ...Option) (*Runner, error) {
 	cfg := defaults()
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
 		}
 	}
-	if cfg.src == nil && rs != nil {
-		cfg.src = evidence.Replay{RS: rs}
-	}
-	return &Runner{rs: rs, pol: pol, iv: iv, cfg: cfg}, nil
+	return &Runner{env: env, pol: pol, iv: iv, cfg: cfg}, nil
 }
 
 // Run rolls pol out from checkpoint k of ref, a reference trajectory of
@@ -57,20 +71,23 @@ func New(rs Resetter, pol, iv policy.Policy, opts ...Option) (*Runner, error) {
 // an error only when ctx ends or the checkpoint is not valid.
 func (r *Runner) Run(ctx context.Context, tk *task.Task, ref *trajectory.Trajectory) (*Result, error) {
 	k := r.cfg.k
-	if r.rs == nil && r.cfg.client == nil {
-		return nil, fmt.Errorf("intervene %s: no resetter and no server (WithServer)", ref.ID)
+	env := r.env
+	if env == nil && r.rs != nil {
+		env = &rollout.Local{RS: r.rs, EpisodeTimeout: r.cfg.EpisodeTimeout, Source: r.cfg.src}
+	}
+	if env == nil {
+		return nil, fmt.Errorf("intervene %s: no resetter and no environment (NewOn)", ref.ID)
 	}
 	if !ref.ValidCheckpoint(k) || k >= ref.Len() {
 		return nil, fmt.Errorf("intervene %s: checkpoint k=%d: expected a valid checkpoint below T=%d", ref.ID, k, ref.Len())
 	}
 	res := &Result{Task: tk.ID, Trajectory: ref.ID, Policy: r.pol.Name(), Intervener: r.iv.Name(), K: k, T: ref.Len(),
-		Budget: r.cfg.budget, MaxShare: r.cfg.maxShare, Rows: make([]Rollout, r.cfg.rollouts)}
-	be := r.backend(tk, ref)
+		Budget: r.cfg.budget, MaxShare: r.cfg.maxShare, Rows: make([]Rollout, r.cfg.Rollouts)}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(r.cfg.concurrency)
+	g.SetLimit(r.cfg.Concurrency)
 	for i := range res.Rows {
 		g.Go(func() error {
-			row := r.rollout(gctx, be, tk, ref, i)
+			row := r.rollout(gctx, env, tk, ref, i)
 			res.Rows[i] = row
 			if r.cfg.progress != nil {
 				r.cfg.progressMu.Lock()
@@ -86,17 +103,4 @@ func (r *Runner) Run(ctx context.Context, tk *task.Task, ref *trajectory.Traject
 		return res, fmt.Errorf("intervene %s: %w", ref.ID, err)
 	}
 	return res, nil
-}
-
-// backend is where the run's episodes live: an rbx serve (WithServer) or
-// the Runner's resetter.
-func (r *Runner) backend(tk *task.Task, ref *trajectory.Trajectory) backend {
-	if r.cfg.client != nil {
-		return &served{c: r.cfg.client, task: tk.ID, k: r.cfg.k}
-	}
-	timeout := r.cfg.episode
-	if timeout == 0 {
-		timeout = tk.EpisodeTimeout()
-	}
-	return &local{rs: r.rs, sc: newScanner(r.cfg.src, tk, ref, r.cfg.k), tk: tk, ref: ref, k: r.cfg.k, timeout: timeout}
 }

@@ -2,49 +2,39 @@ package intervene
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/rbx-sandbox/rbx/evidence"
+	"github.com/rbx-sandbox/rbx/rollout"
 )
 
 type config struct {
-	rollouts    int
-	k           int
-	budget      int
-	attempts    int
-	maxShare    float64
-	maxSteps    int
-	concurrency int
-	episode     time.Duration
-	seed        uint64
-	src         evidence.Source
-	client      Client
-	progress    func(Rollout)
-	progressMu  *sync.Mutex
-	log         *slog.Logger
+	rollout.Settings
+	k          int
+	budget     int
+	attempts   int
+	maxShare   float64
+	src        evidence.Source
+	progress   func(Rollout)
+	progressMu *sync.Mutex
 }
 
 func defaults() config {
-	return config{rollouts: 8, budget: 4, attempts: 3, maxShare: 0.5, concurrency: 2, seed: 1, progressMu: &sync.Mutex{},
-		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s := rollout.DefaultSettings()
+	s.Concurrency = 2
+	return config{Settings: s, budget: 4, attempts: 3, maxShare: 0.5, progressMu: &sync.Mutex{}}
 }
 
 // Option configures a Runner.
 type Option func(*config) error
 
+// shared is a rollout setting as an intervene Option.
+func shared(o rollout.Option) Option { return func(c *config) error { return o(&c.Settings) } }
+
 // WithRollouts sets how many rollouts of the policy run (default 8).
-func WithRollouts(n int) Option {
-	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("rollouts %d: expected ≥ 1", n)
-		}
-		c.rollouts = n
-		return nil
-	}
-}
+func WithRollouts(n int) Option { return shared(rollout.WithRollouts(n)) }
 
 // WithCheckpoint sets the checkpoint k the rollouts start from (default 0,
 // the task's start).
@@ -99,63 +89,26 @@ func WithMaxShare(x float64) Option {
 
 // WithMaxSteps bounds the actions of each agent's turn (the rollout, the
 // policy after an intervention); default 4·(T−k)+16.
-func WithMaxSteps(n int) Option {
-	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("max steps %d: expected ≥ 1", n)
-		}
-		c.maxSteps = n
-		return nil
-	}
-}
+func WithMaxSteps(n int) Option { return shared(rollout.WithMaxSteps(n)) }
 
 // WithConcurrency bounds the rollouts handled at once (default 2); each
 // holds one sandbox at a time, plus one per evidence scan.
-func WithConcurrency(n int) Option {
-	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("concurrency %d: expected ≥ 1", n)
-		}
-		c.concurrency = n
-		return nil
-	}
-}
+func WithConcurrency(n int) Option { return shared(rollout.WithConcurrency(n)) }
 
 // WithEpisodeTimeout bounds the acting part of each sandbox's episode
-// (default: the task's episode timeout).
-func WithEpisodeTimeout(d time.Duration) Option {
-	return func(c *config) error {
-		if d <= 0 {
-			return fmt.Errorf("episode timeout %v: expected > 0", d)
-		}
-		c.episode = d
-		return nil
-	}
-}
+// (default: the task's episode timeout); in process only (a server applies
+// its own).
+func WithEpisodeTimeout(d time.Duration) Option { return shared(rollout.WithEpisodeTimeout(d)) }
 
 // WithSeed seeds stochastic policies (default 1): rollout r gets a seed
 // derived from (seed, r), the same for its rollout and its hand-back.
-func WithSeed(s uint64) Option { return func(c *config) error { c.seed = s; return nil } }
+func WithSeed(s uint64) Option { return shared(rollout.WithSeed(s)) }
 
-// WithEvidenceSource sets how evidence states are materialised (default
-// evidence.Replay on the Runner's resetter).
+// WithEvidenceSource sets how evidence states are materialised in process
+// (default evidence.Replay on the Runner's resetter; unused with NewOn,
+// whose Env scores its own evidence).
 func WithEvidenceSource(src evidence.Source) Option {
 	return func(c *config) error { c.src = src; return nil }
-}
-
-// WithServer runs the episodes on an rbx serve through c instead of the
-// Runner's resetter (default: in-process): rollouts are reset at the
-// checkpoint, intervened trajectories are forks of them, evidence comes
-// from the server's evidence route. The task and reference given to Run
-// must be the ones the server serves (the policies read them locally).
-func WithServer(c Client) Option {
-	return func(cfg *config) error {
-		if c == nil {
-			return fmt.Errorf("server client: nil")
-		}
-		cfg.client = c
-		return nil
-	}
 }
 
 // WithProgress is called once per finished rollout (default: none); calls
@@ -165,4 +118,4 @@ func WithProgress(f func(Rollout)) Option {
 }
 
 // WithLogger sets the logger (default: discard).
-func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }
+func WithLogger(l *slog.Logger) Option { return shared(rollout.WithLogger(l)) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/rollout"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -17,19 +18,19 @@ var errSessionLost = errors.New("the action ended the session shell")
 
 // rollout runs rollout i: the policy alone, then, when it failed, the
 // evidence scan and up to the configured attempts of intervention.
-func (r *Runner) rollout(ctx context.Context, be backend, tk *task.Task, ref *trajectory.Trajectory, i int) (row Rollout) {
+func (r *Runner) rollout(ctx context.Context, env Env, tk *task.Task, ref *trajectory.Trajectory, i int) (row Rollout) {
 	start := time.Now()
-	row = Rollout{Index: i, Seed: r.cfg.seed*1_000_003 + uint64(i), ForkT: -1}
+	row = Rollout{Index: i, Seed: r.cfg.RolloutSeed(i), ForkT: -1}
 	defer func() { row.MS = ms(time.Since(start)) }()
 	base := policy.Episode{Task: tk, Trajectory: ref, K: r.cfg.k, Seed: row.Seed}
-	s, err := be.start(ctx)
+	s, err := env.Open(ctx, tk, ref, r.cfg.k)
 	if err != nil {
 		row.fail(OutcomeError, fmt.Errorf("rollout: %w", err))
 		return row
 	}
-	defer s.release()
+	defer s.Close()
 	acts, passed, err := r.play(ctx, s, base, nil, nil)
-	s.release() // the evidence and the forks need only its record
+	s.Close() // the evidence and the forks need only its record
 	row.Steps = len(acts)
 	if err != nil {
 		row.fail(OutcomeError, fmt.Errorf("rollout: %w", err))
@@ -42,11 +43,12 @@ func (r *Runner) rollout(ctx context.Context, be backend, tk *task.Task, ref *tr
 	scores := make([]float64, len(acts)+1)
 	evs := make([]*Evidence, len(acts)+1)
 	for t := range scores {
-		res, err := be.evidence(ctx, s, acts, t, &row.Cost)
+		res, memoised, err := env.Evidence(ctx, s, acts, t)
 		if err != nil {
 			row.fail(OutcomeError, fmt.Errorf("evidence after %d actions: %w", t, err))
 			return row
 		}
+		row.Cost.add(res, memoised)
 		scores[t], evs[t] = res.Score, &Evidence{Rubric: res.Rubric, Score: res.Score}
 	}
 	row.Evidence = scores
@@ -55,7 +57,7 @@ func (r *Runner) rollout(ctx context.Context, be backend, tk *task.Task, ref *tr
 	for t := ForkPoint(scores); ; t = max(0, t-r.cfg.budget) {
 		row.Attempts++
 		row.ForkT = t
-		final, passed, err := r.intervention(ctx, be, s, base, acts, t, evs[t])
+		final, passed, err := r.intervention(ctx, env, s, base, acts, t, evs[t])
 		if err != nil {
 			row.fail(OutcomeError, fmt.Errorf("intervention at t=%d: %w", t, err))
 			return row
@@ -71,52 +73,54 @@ func (r *Runner) rollout(ctx context.Context, be backend, tk *task.Task, ref *tr
 // intervention forks parent after its first t actions, lets the
 // intervener act with the evidence, hands back to the policy and
 // verifies; it returns every action of the fork after k.
-func (r *Runner) intervention(ctx context.Context, be backend, parent session, base policy.Episode, acts []trajectory.Step,
+func (r *Runner) intervention(ctx context.Context, env Env, parent rollout.Episode, base policy.Episode, acts []trajectory.Step,
 	t int, ev *Evidence) ([]trajectory.Step, bool, error) {
-	s, inherited, err := be.fork(ctx, parent, acts, t)
+	s, inherited, err := env.Fork(ctx, parent, acts, t)
 	if err != nil {
 		return nil, false, err
 	}
-	defer s.release()
+	defer s.Close()
 	return r.play(ctx, s, base, inherited, ev.intervention(base.Task, r.cfg.budget))
 }
 
-// play continues session s after the actions done: the intervener first
+// play continues episode s after the actions done: the intervener first
 // for at most its budget when iv is set, then the policy until it is
 // done; then the verifier. It returns every action after k.
-func (r *Runner) play(ctx context.Context, s session, base policy.Episode, done []trajectory.Step, iv *policy.Intervention) ([]trajectory.Step, bool, error) {
+func (r *Runner) play(ctx context.Context, s rollout.Episode, base policy.Episode, done []trajectory.Step, iv *policy.Intervention) ([]trajectory.Step, bool, error) {
 	acts := done
-	limit := r.cfg.maxSteps
-	if limit == 0 {
-		limit = 4*(base.Trajectory.Len()-base.K) + 16
-	}
 	over := false
 	if iv != nil {
 		e := base
 		e.Actions, e.Intervention = acts, iv
 		got, err := r.turn(ctx, s, r.iv, e, iv.Budget, true)
 		acts = append(acts, got...)
-		if over = errors.Is(err, errSessionLost) || errors.Is(err, errTurnOver); err != nil && !over {
+		if over = ended(err); err != nil && !over {
 			return acts, false, fmt.Errorf("intervener %s: %w", r.iv.Name(), err)
 		}
 	}
 	if !over {
 		e := base
 		e.Actions = acts
-		got, err := r.turn(ctx, s, r.pol, e, limit, false)
+		got, err := r.turn(ctx, s, r.pol, e, r.cfg.StepLimit(base.Trajectory.Len()-base.K), false)
 		acts = append(acts, got...)
-		if err != nil && !errors.Is(err, errSessionLost) && !errors.Is(err, errTurnOver) {
+		if err != nil && !ended(err) {
 			return acts, false, fmt.Errorf("policy %s: %w", r.pol.Name(), err)
 		}
 	}
-	passed, err := s.verify(ctx)
+	passed, err := s.Verify(ctx)
 	return acts, passed, err
 }
 
+// ended reports that a turn's error ends the episode's acting part
+// without failing it: the verifier judges what was reached.
+func ended(err error) bool {
+	return errors.Is(err, errSessionLost) || errors.Is(err, rollout.ErrEpisodeOver)
+}
+
 // turn lets one agent act until it is done, used limit actions, the
-// episode ended (errTurnOver: steps or time ran out) or its action ended
-// the session shell (errSessionLost).
-func (r *Runner) turn(ctx context.Context, s session, pol policy.Policy, e policy.Episode, limit int, intervened bool) ([]trajectory.Step, error) {
+// episode ended (rollout.ErrEpisodeOver: steps or time ran out) or its
+// action ended the session shell (errSessionLost).
+func (r *Runner) turn(ctx context.Context, s rollout.Episode, pol policy.Policy, e policy.Episode, limit int, intervened bool) ([]trajectory.Step, error) {
 	agent, err := pol.Start(ctx, e)
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
@@ -129,27 +133,23 @@ func (r *Runner) turn(ctx context.Context, s session, pol policy.Policy, e polic
 		if err != nil || done {
 			return acts, err
 		}
-		o, err := s.do(ctx, a, intervened)
-		if errors.Is(err, errTurnOver) { // it ran, cut by the episode's end
-			return append(acts, record(a, o, intervened)), err
+		o, err := s.Do(ctx, a, intervened)
+		if errors.Is(err, rollout.ErrEpisodeOver) {
+			if o != nil { // it ran, cut by the episode's end
+				acts = append(acts, rollout.Record(a, *o, intervened))
+			}
+			return acts, err
 		}
 		if err != nil {
 			return acts, fmt.Errorf("action %d (%s): %w", len(acts), replayer.Summary(a), err)
 		}
-		acts = append(acts, record(a, o, intervened))
+		acts = append(acts, rollout.Record(a, *o, intervened))
 		if o.SessionLost {
 			return acts, errSessionLost
 		}
-		obs = &o
+		obs = o
 	}
 	return acts, nil
-}
-
-// record is an action as the trajectory keeps it.
-func record(a trajectory.Step, o trajectory.Observation, intervened bool) trajectory.Step {
-	s := actionOf(a)
-	s.Observation, s.Intervened = o.Recorded(), intervened
-	return s
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
+	"github.com/rbx-sandbox/rbx/rollout"
 	"github.com/rbx-sandbox/rbx/server"
 	"github.com/rbx-sandbox/rbx/server/client"
 )
@@ -47,7 +48,7 @@ func TestInterveneThroughServer(t *testing.T) {
 	tk, ref := example(t, "run-sh-path")
 	c := servedClient(t, server.WithEvidenceInterval(0))
 	const k = 4
-	res := run(t, nil, tk, ref, noisyAt(9), policy.Expert{}, intervene.WithServer(c), intervene.WithCheckpoint(k),
+	res := runOn(t, rollout.NewServed(c), tk, ref, noisyAt(9), policy.Expert{}, intervene.WithCheckpoint(k),
 		intervene.WithRollouts(2), intervene.WithBudget(1))
 	assert.Equal(t, 2, res.Rescued, "%+v", res.Rows)
 	for _, row := range res.Rows {
@@ -67,7 +68,7 @@ func TestInterveneThroughServerWaitsOutRateLimit(t *testing.T) {
 	tk, ref := example(t, "run-sh-path")
 	c := servedClient(t, server.WithEvidenceInterval(time.Second))
 	start := time.Now()
-	res := run(t, nil, tk, ref, noisyAt(9), policy.Expert{}, intervene.WithServer(c), intervene.WithCheckpoint(8),
+	res := runOn(t, rollout.NewServed(c), tk, ref, noisyAt(9), policy.Expert{}, intervene.WithCheckpoint(8),
 		intervene.WithRollouts(1), intervene.WithBudget(1))
 	require.Equal(t, 1, res.Rescued, "%+v", res.Rows)
 	assert.Equal(t, 1, res.Rows[0].ForkT, "%v", res.Rows[0].Evidence)

@@ -15,7 +15,7 @@ import (
 // estimate runs R rollouts at each of ks, at most C at once, and returns
 // one point per checkpoint in the order of ks.
 func (p *Prober) estimate(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, ks []int, round int) ([]Point, error) {
-	R := p.cfg.rollouts
+	R := p.cfg.Rollouts
 	outs := make([]outcome, len(ks)*R) // index-addressed: [checkpoint i][rollout r]
 	left := make([]int, len(ks))
 	for i := range left {
@@ -24,7 +24,7 @@ func (p *Prober) estimate(ctx context.Context, tk *task.Task, traj *trajectory.T
 	var mu sync.Mutex
 	z, _ := zFor(p.cfg.confidence)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(p.cfg.concurrency)
+	g.SetLimit(p.cfg.Concurrency)
 	for r := range R { // rollout-major: every checkpoint advances together
 		for i, k := range ks {
 			g.Go(func() error {
@@ -33,7 +33,7 @@ func (p *Prober) estimate(ctx context.Context, tk *task.Task, traj *trajectory.T
 				}
 				start := time.Now()
 				o := p.rollout(gctx, tk, traj, k, r)
-				p.cfg.log.Debug("probe: rollout", "k", k, "r", r, "success", o.success, "steps", o.steps, "err", o.err, "ms", sinceMs(start))
+				p.cfg.Log.Debug("probe: rollout", "k", k, "r", r, "success", o.success, "steps", o.steps, "err", o.err, "ms", sinceMs(start))
 				if gctx.Err() != nil {
 					return gctx.Err() // interrupted: not a verdict
 				}

@@ -2,9 +2,10 @@ package probe
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"time"
+
+	"github.com/rbx-sandbox/rbx/rollout"
 )
 
 // Modes of a probe.
@@ -17,38 +18,28 @@ const (
 )
 
 type config struct {
-	rollouts    int
+	rollout.Settings
 	threshold   float64
 	confidence  float64
-	concurrency int
 	mode        string
 	anchors     int
 	checkpoints Selection
-	maxSteps    int
-	episode     time.Duration
-	seed        uint64
 	progress    func(Point)
-	log         *slog.Logger
 }
 
 func defaults() config {
-	return config{rollouts: 8, threshold: 0.5, confidence: 0.95, concurrency: 4, mode: ModeSweep, anchors: 8,
-		checkpoints: Selection{All: true}, seed: 1, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return config{Settings: rollout.DefaultSettings(), threshold: 0.5, confidence: 0.95, mode: ModeSweep, anchors: 8,
+		checkpoints: Selection{All: true}}
 }
 
 // Option configures a Prober.
 type Option func(*config) error
 
+// shared is a rollout setting as a probe Option.
+func shared(o rollout.Option) Option { return func(c *config) error { return o(&c.Settings) } }
+
 // WithRollouts sets the rollouts per checkpoint, R (default 8).
-func WithRollouts(n int) Option {
-	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("rollouts %d: expected ≥ 1", n)
-		}
-		c.rollouts = n
-		return nil
-	}
-}
+func WithRollouts(n int) Option { return shared(rollout.WithRollouts(n)) }
 
 // WithThreshold sets θ: a checkpoint whose p̂ is below it is a bottleneck
 // candidate (default 0.5).
@@ -74,15 +65,7 @@ func WithConfidence(level float64) Option {
 }
 
 // WithConcurrency bounds the rollouts running at once (default 4).
-func WithConcurrency(n int) Option {
-	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("concurrency %d: expected ≥ 1", n)
-		}
-		c.concurrency = n
-		return nil
-	}
-}
+func WithConcurrency(n int) Option { return shared(rollout.WithConcurrency(n)) }
 
 // WithMode chooses ModeSweep (default) or ModeSearch.
 func WithMode(m string) Option {
@@ -115,36 +98,20 @@ func WithCheckpoints(s Selection) Option {
 
 // WithMaxSteps bounds the actions of an episode, whatever the policy
 // (default 4·(T−k) + 16: room for a policy that explores).
-func WithMaxSteps(n int) Option {
-	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("max steps %d: expected ≥ 1", n)
-		}
-		c.maxSteps = n
-		return nil
-	}
-}
+func WithMaxSteps(n int) Option { return shared(rollout.WithMaxSteps(n)) }
 
 // WithEpisodeTimeout bounds the acting part of an episode (default: the
 // task's episode timeout). When it expires the verifier still judges the
 // state reached.
-func WithEpisodeTimeout(d time.Duration) Option {
-	return func(c *config) error {
-		if d <= 0 {
-			return fmt.Errorf("episode timeout %v: expected > 0", d)
-		}
-		c.episode = d
-		return nil
-	}
-}
+func WithEpisodeTimeout(d time.Duration) Option { return shared(rollout.WithEpisodeTimeout(d)) }
 
 // WithSeed seeds the episodes of stochastic policies (default 1): rollout
 // r at k gets a seed derived from (seed, r).
-func WithSeed(s uint64) Option { return func(c *config) error { c.seed = s; return nil } }
+func WithSeed(s uint64) Option { return shared(rollout.WithSeed(s)) }
 
 // WithProgress is called once per checkpoint when its rollouts are done
 // (default: none); calls are serialised.
 func WithProgress(f func(Point)) Option { return func(c *config) error { c.progress = f; return nil } }
 
 // WithLogger sets the logger (default: discard).
-func WithLogger(l *slog.Logger) Option { return func(c *config) error { c.log = l; return nil } }
+func WithLogger(l *slog.Logger) Option { return shared(rollout.WithLogger(l)) }

@@ -11,34 +11,33 @@ import (
 	"fmt"
 
 	"github.com/rbx-sandbox/rbx/policy"
-	"github.com/rbx-sandbox/rbx/reset"
-	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/rollout"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
-// Resetter is what a probe needs of reset.Resetter.
-type Resetter interface {
-	Reset(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (*reset.Episode, error)
-	Release(sb sandbox.Sandbox)
-}
-
 // Prober runs probes. It is safe for concurrent use.
 type Prober struct {
-	env Env
+	env rollout.Env
 	pol policy.Policy
 	cfg config
 }
 
-// New returns a Prober resetting with rs (whose episodes carry out the
-// actions, verified in process) and acting with pol.
-func New(rs Resetter, pol policy.Policy, opts ...Option) (*Prober, error) {
-	return NewOn(localEnv{rs: rs}, pol, opts...)
+// New returns a Prober resetting with rs (a rollout.Local: its episodes
+// carry out the actions, verified in process) and acting with pol.
+func New(rs rollout.Resetter, pol policy.Policy, opts ...Option) (*Prober, error) {
+	p, err := NewOn(nil, pol, opts...)
+	if err != nil {
+		return nil, err
+	}
+	p.env = &rollout.Local{RS: rs, EpisodeTimeout: p.cfg.EpisodeTimeout}
+	return p, nil
 }
 
 // NewOn returns a Prober whose rollouts act in env's episodes, such as a
-// running rbx serve's (probe/remote), with pol.
-func NewOn(env Env, pol policy.Policy, opts ...Option) (*Prober, error) {
+// running rbx serve's (rollout.NewServed), with pol. A probe needs only
+// Open of env.
+func NewOn(env rollout.Env, pol policy.Policy, opts ...Option) (*Prober, error) {
 	cfg := defaults()
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
@@ -55,8 +54,8 @@ func (p *Prober) Run(ctx context.Context, tk *task.Task, traj *trajectory.Trajec
 		return nil, err
 	}
 	res := &Result{Task: tk.ID, Trajectory: traj.ID, Policy: p.pol.Name(), Mode: p.cfg.mode, T: traj.Len(),
-		Rollouts: p.cfg.rollouts, Threshold: p.cfg.threshold, Confidence: p.cfg.confidence,
-		Candidates: len(ks), SweepRollouts: len(ks) * p.cfg.rollouts}
+		Rollouts: p.cfg.Rollouts, Threshold: p.cfg.threshold, Confidence: p.cfg.confidence,
+		Candidates: len(ks), SweepRollouts: len(ks) * p.cfg.Rollouts}
 	if p.cfg.mode == ModeSearch {
 		err = p.search(ctx, tk, traj, ks, res)
 	} else {

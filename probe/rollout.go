@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/rbx-sandbox/rbx/policy"
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/rollout"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -28,13 +30,13 @@ func (p *Prober) rollout(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 		return outcome{err: err}
 	}
 	defer env.Close()
-	ep := policy.Episode{Task: tk, Trajectory: traj, K: k, Seed: p.cfg.seed*1_000_003 + uint64(r)}
+	ep := policy.Episode{Task: tk, Trajectory: traj, K: k, Seed: p.cfg.RolloutSeed(r)}
 	agent, err := p.pol.Start(ctx, ep)
 	if err != nil {
 		return outcome{err: fmt.Errorf("start %s policy: %w", p.pol.Name(), err)}
 	}
 	defer agent.Close()
-	steps, err := p.act(ctx, agent, env, tk.EpisodeTimeout(), traj.Len()-k)
+	steps, err := p.act(ctx, agent, env, p.cfg.Timeout(tk), p.cfg.StepLimit(traj.Len()-k))
 	if errors.Is(err, errSessionLost) {
 		// The policy's action ended the shell: a failed rollout, the
 		// policy's doing (never retried as infrastructure, never verified on a
@@ -54,17 +56,10 @@ func (p *Prober) rollout(ctx context.Context, tk *task.Task, traj *trajectory.Tr
 // errSessionLost ends a rollout whose action ended the session shell.
 var errSessionLost = errors.New("the action ended the session shell")
 
-// act runs the agent loop. Running out of steps or time ends the episode
-// normally: the verifier judges what was reached.
-func (p *Prober) act(ctx context.Context, agent policy.Agent, ep Episode, episodeTimeout time.Duration, remaining int) (int, error) {
-	limit := p.cfg.maxSteps
-	if limit == 0 {
-		limit = 4*remaining + 16
-	}
-	timeout := p.cfg.episode
-	if timeout == 0 {
-		timeout = episodeTimeout
-	}
+// act runs the agent loop for at most limit actions and timeout (which
+// bounds the agent's thinking too). Running out of steps or time ends the
+// episode normally: the verifier judges what was reached.
+func (p *Prober) act(ctx context.Context, agent policy.Agent, ep rollout.Episode, timeout time.Duration, limit int) (int, error) {
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var obs *trajectory.Observation
@@ -79,10 +74,10 @@ func (p *Prober) act(ctx context.Context, agent policy.Agent, ep Episode, episod
 		if done {
 			return steps, nil
 		}
-		if obs, err = ep.Do(ectx, steps, action); expired(ctx, ectx, err) || errors.Is(err, ErrEpisodeOver) {
+		if obs, err = ep.Do(ectx, action, false); expired(ctx, ectx, err) || errors.Is(err, rollout.ErrEpisodeOver) {
 			return steps + 1, nil
 		} else if err != nil {
-			return steps + 1, err
+			return steps + 1, fmt.Errorf("step %d of the episode (%s): %w", steps, replayer.Summary(action), err)
 		}
 		if obs.SessionLost {
 			return steps + 1, errSessionLost

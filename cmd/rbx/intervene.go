@@ -13,6 +13,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/intervene"
 	"github.com/rbx-sandbox/rbx/policy"
+	"github.com/rbx-sandbox/rbx/rollout"
 	"github.com/rbx-sandbox/rbx/server/client"
 )
 
@@ -198,7 +199,7 @@ func runInterveneServed(ctx context.Context, s Streams, o *interveneOptions, ld 
 	if err != nil {
 		return usageError("--server: %v", err)
 	}
-	runner, err := intervene.New(nil, pol, iv, append(opts, intervene.WithServer(c))...)
+	runner, err := intervene.NewOn(rollout.NewServed(c), pol, iv, opts...)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/probe"
-	"github.com/rbx-sandbox/rbx/probe/remote"
+	"github.com/rbx-sandbox/rbx/rollout"
 	"github.com/rbx-sandbox/rbx/server"
 	"github.com/rbx-sandbox/rbx/server/client"
 	"github.com/rbx-sandbox/rbx/task"
@@ -74,7 +74,7 @@ func runProbeServer(ctx context.Context, s Streams, o *probeOptions, pol policy.
 	// What a policy is told of the task; the server holds the rest
 	// (limits, verifier) and applies it.
 	tk := &task.Task{ID: ts.ID, Instruction: ts.Instruction, Image: ts.Image, Workdir: ts.Workdir}
-	pr, err := probe.NewOn(remote.New(c), pol, opts...)
+	pr, err := probe.NewOn(rollout.NewServed(c), pol, opts...)
 	if err != nil {
 		return err
 	}
