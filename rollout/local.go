@@ -52,11 +52,8 @@ func (l *Local) Open(ctx context.Context, tk *task.Task, traj *trajectory.Trajec
 	if err != nil {
 		return nil, err
 	}
-	timeout := l.EpisodeTimeout
-	if timeout == 0 {
-		timeout = tk.EpisodeTimeout()
-	}
-	return &localEpisode{rs: l.RS, ep: ep, tk: tk, traj: traj, k: k, deadline: time.Now().Add(timeout)}, nil
+	deadline := time.Now().Add(episodeTimeout(l.EpisodeTimeout, tk))
+	return &localEpisode{rs: l.RS, ep: ep, tk: tk, traj: traj, k: k, deadline: deadline}, nil
 }
 
 // Fork resets a fresh sandbox to parent's checkpoint and replays acts[:t]

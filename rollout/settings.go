@@ -62,9 +62,12 @@ func (s Settings) StepLimit(remaining int) int {
 
 // Timeout is the acting time of an episode of tk: EpisodeTimeout, or the
 // task's episode timeout.
-func (s Settings) Timeout(tk *task.Task) time.Duration {
-	if s.EpisodeTimeout > 0 {
-		return s.EpisodeTimeout
+func (s Settings) Timeout(tk *task.Task) time.Duration { return episodeTimeout(s.EpisodeTimeout, tk) }
+
+// episodeTimeout is d, or tk's episode timeout when d is 0.
+func episodeTimeout(d time.Duration, tk *task.Task) time.Duration {
+	if d > 0 {
+		return d
 	}
 	return tk.EpisodeTimeout()
 }
