@@ -196,3 +196,49 @@ func TestPoolKeepsItsSandboxForAPatientWaiter(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolRecyclingWeighsThePreparation: a recyclable creation that pays a
+// preparation (the fresh listing) a plain one does not keeps recycling on
+// while recycles avoid creations, and turns it off when sandboxes are
+// created anew anyway (one creation per recycle here): then every creation
+// pays the preparation for nothing.
+func TestPoolRecyclingWeighsThePreparation(t *testing.T) {
+	tests := []struct {
+		name          string
+		churn         bool // each round also creates a sandbox it then discards
+		wantRecycling bool
+	}{
+		{name: "recycles avoid creations", churn: false, wantRecycling: true},
+		{name: "created anew anyway", churn: true, wantRecycling: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := newFakeRuntime()
+			rt.delay, rt.prepare = 5*time.Millisecond, 30*time.Millisecond
+			instant := func(context.Context, sandbox.Sandbox) error { return nil }
+			p, err := pool.New(rt, pool.Template{Key: "k", Spec: sandbox.Spec{Image: "img", Recycle: true}}, pool.WithSize(0), pool.WithRecycle(instant))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = p.Close(context.Background()) })
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			p.SetSize(2) // a sandbox given back is wanted: recycled, kept
+			for i := 0; i < 10 && p.Recycling(); i++ {
+				// The warm set full first, so a sandbox given back is wanted.
+				require.Eventually(t, func() bool { return p.Stats().Idle == 2 }, 2*time.Second, time.Millisecond)
+				a, err := p.Acquire(ctx)
+				require.NoError(t, err)
+				if tc.churn {
+					b, err := p.Acquire(ctx)
+					require.NoError(t, err)
+					p.Discard(b) // the filler creates its replacement
+				}
+				recycled := p.Stats().Recycled
+				p.Return(a)
+				require.Eventually(t, func() bool { return p.Stats().Recycled > recycled }, 2*time.Second, time.Millisecond)
+			}
+			st := p.Stats()
+			assert.Equal(t, tc.wantRecycling, p.Recycling(), "%+v", st)
+			assert.InDelta(t, float64(rt.prepare), float64(st.PrepareMean), float64(5*time.Millisecond), "the preparation is measured")
+		})
+	}
+}

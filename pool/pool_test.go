@@ -26,8 +26,9 @@ type fakeRuntime struct {
 	live    map[string]*fakeSandbox
 	// gate, when set, holds every Remove until it is closed.
 	gate chan struct{}
-	// delay is how long every Create takes.
-	delay time.Duration
+	// delay is how long every Create takes; prepare is added for a
+	// recyclable one (Spec.Recycle), which reports it (RecyclePrepared).
+	delay, prepare time.Duration
 }
 
 func newFakeRuntime() *fakeRuntime { return &fakeRuntime{live: map[string]*fakeSandbox{}} }
@@ -38,6 +39,10 @@ func (r *fakeRuntime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sa
 	}
 	time.Sleep(r.delay)
 	sb := &fakeSandbox{id: fmt.Sprintf("sb-%d", r.n.Add(1)), rt: r, labels: spec.Labels, recycle: spec.Recycle}
+	if spec.Recycle {
+		time.Sleep(r.prepare)
+		sb.prepared = r.prepare
+	}
 	r.mu.Lock()
 	r.live[sb.id] = sb
 	r.mu.Unlock()
@@ -55,8 +60,11 @@ type fakeSandbox struct {
 	rt      *fakeRuntime
 	dead    atomic.Bool
 	labels  map[string]string
-	recycle bool // created with Spec.Recycle
+	recycle  bool          // created with Spec.Recycle
+	prepared time.Duration // what its Create spent preparing recycling
 }
+
+func (s *fakeSandbox) RecyclePrepared() time.Duration { return s.prepared }
 
 func (s *fakeSandbox) ID() string { return s.id }
 func (s *fakeSandbox) Exec(context.Context, sandbox.ExecRequest) (sandbox.ExecResult, error) {

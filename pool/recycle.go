@@ -44,6 +44,7 @@ func (p *Pool) Return(sb sandbox.Sandbox) {
 	if m == nil {
 		return
 	}
+	p.stats.returned.Add(1)
 	p.mu.Lock()
 	want := p.rc.on && !p.closed.Load() && p.wantBack()
 	if want {
@@ -117,28 +118,42 @@ func (p *Pool) recycle(m *member) bool {
 	return true
 }
 
-// decide compares, once enough of both were timed, a recycle's mean cost
-// with a fresh sandbox's (create + remove) and keeps the cheaper.
+// decide compares, once enough of both were timed and again every
+// recycleSamples recycles after, what a sandbox given back costs with
+// recycling and without, and keeps the cheaper. Without: a plain creation
+// (CreateMean less the recycling preparation a plain one does not pay)
+// and a removal. With: a recycle, plus the preparation of the creations
+// recycling did not avoid (those made after the first return, per
+// recycle) — on an image of tens of thousands of files every recyclable
+// creation pays a listing many times a recycle's cost, so a class whose
+// sandboxes are mostly created anew (classes competing for the budget)
+// is better off without. Once off it stays off: a pool that no longer
+// recycles cannot measure a recycle.
 func (p *Pool) decide() {
 	st := p.Stats()
-	if st.Recycled < recycleSamples || st.Created < 1 {
+	if st.Recycled < recycleSamples || st.Created < 1 || st.Recycled%recycleSamples != 0 {
 		return
 	}
-	fresh := st.CreateMean + st.RemoveMean // no removal timed yet: a removal counted free, in the fresh sandbox's favour
+	plain := max(st.CreateMean-st.PrepareMean, 0) + st.RemoveMean // no removal timed yet: counted free, in the fresh sandbox's favour
+	with := st.RecycleMean + time.Duration(float64(st.PrepareMean)*float64(st.CreatedReturning)/float64(st.Recycled))
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.rc.decided {
+	if !p.rc.on {
 		return
 	}
+	first := !p.rc.decided
 	p.rc.decided = true
-	if st.RecycleMean < fresh {
-		p.cfg.log.Info("pool: recycling sandboxes in place: cheaper than fresh ones", "pool", p.tmpl.Key,
-			"recycle", st.RecycleMean.Round(time.Millisecond), "create+remove", fresh.Round(time.Millisecond))
+	args := []any{"pool", p.tmpl.Key, "recycle", st.RecycleMean.Round(time.Millisecond),
+		"prepare", st.PrepareMean.Round(time.Millisecond), "created_per_recycle", float64(st.CreatedReturning) / float64(st.Recycled),
+		"with_recycling", with.Round(time.Millisecond), "create+remove", plain.Round(time.Millisecond)}
+	if with < plain {
+		if first {
+			p.cfg.log.Info("pool: recycling sandboxes in place: cheaper than fresh ones", args...)
+		}
 		return
 	}
 	p.rc.on = false
-	p.cfg.log.Warn("pool: recycling off: a fresh sandbox is cheaper here", "pool", p.tmpl.Key,
-		"recycle", st.RecycleMean.Round(time.Millisecond), "create+remove", fresh.Round(time.Millisecond))
+	p.cfg.log.Warn("pool: recycling off: a fresh sandbox is cheaper here", args...)
 }
 
 // Recycling reports whether the pool recycles the sandboxes given back.

@@ -17,6 +17,16 @@ type Recycler interface {
 	Recycle(ctx context.Context) (RecycleReport, error)
 }
 
+// RecyclePreparer is implemented by the sandboxes of backends whose Create
+// of a recyclable sandbox (Spec.Recycle) does work a plain one does not:
+// the fresh listing the recycles are later proved against. A pool weighs
+// that cost, paid again at every creation, against what recycling saves.
+type RecyclePreparer interface {
+	// RecyclePrepared is how long Create spent preparing recycling (0
+	// for a sandbox created without Spec.Recycle).
+	RecyclePrepared() time.Duration
+}
+
 // RecycleReport says what a Recycle did.
 type RecycleReport struct {
 	// Killed counts the processes left by the episode and killed.

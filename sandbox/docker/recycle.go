@@ -13,7 +13,10 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
-var _ sandbox.Recycler = (*Sandbox)(nil)
+var (
+	_ sandbox.Recycler        = (*Sandbox)(nil)
+	_ sandbox.RecyclePreparer = (*Sandbox)(nil)
+)
 
 // recycleState is what a recyclable sandbox keeps from its Create.
 type recycleState struct {
@@ -33,6 +36,8 @@ type recycleState struct {
 	// upper is the host path of the sandbox's upper layer when recycles
 	// walk only its directories (see WithScopedRecycle), else "".
 	upper string
+	// prepared is how long Create spent on the fresh listing.
+	prepared time.Duration
 }
 
 // prepareRecycle takes the fresh listing of a recyclable sandbox, keeps

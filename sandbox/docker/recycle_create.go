@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/rbx-sandbox/rbx/recycle/agent"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -28,9 +29,13 @@ func (r *Runtime) checkRecycle(ctx context.Context, spec sandbox.Spec) error {
 // Recycle reopens, so a fresh and a recycled sandbox run the same
 // processes.
 func (s *Sandbox) startRecyclable(ctx context.Context, imageID string) error {
+	start := time.Now()
 	if err := s.prepareRecycle(ctx, imageID); err != nil {
 		return fmt.Errorf("prepare recycling: %w", err)
 	}
+	// The listing is what a plain Create does not pay; the session below
+	// replaces the attached one a plain Create opens.
+	s.rec.prepared = time.Since(start)
 	if s.mode != sandbox.ModeSession {
 		return nil
 	}
@@ -55,4 +60,13 @@ func (s *Sandbox) startRecyclable(ctx context.Context, imageID string) error {
 		s.rt.log.Debug("session shell cannot be started alike by the agent: a recycle reopens it with an exec", "id", s.id, "argv", sp.Argv)
 	}
 	return nil
+}
+
+// RecyclePrepared is how long Create spent taking the fresh listing (0 for
+// a sandbox created without Spec.Recycle).
+func (s *Sandbox) RecyclePrepared() time.Duration {
+	if s.rec == nil {
+		return 0
+	}
+	return s.rec.prepared
 }
