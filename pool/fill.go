@@ -42,7 +42,16 @@ func (p *Pool) fill(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-			inflight.Wait()
+			// The creations under way still report: read them while
+			// waiting, or those beyond the channel's buffer would block
+			// their send and this wait, and Close, forever (a server
+			// stopped while filling a large budget never exited).
+			go func() {
+				inflight.Wait()
+				close(results)
+			}()
+			for range results {
+			}
 			return
 		case <-p.wake:
 		case <-full:

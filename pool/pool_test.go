@@ -233,3 +233,34 @@ func TestPoolLabelIsLegal(t *testing.T) {
 	got := sb.(*fakeSandbox).labels[pool.LabelPool]
 	assert.True(t, sandbox.ValidLabelValue(got), got)
 }
+
+// TestPoolCloseWhileFillingMany: closing a pool while more creations are
+// under way than its results buffer holds returns once they end: their
+// results are read during the wait, so no creation blocks Close.
+func TestPoolCloseWhileFillingMany(t *testing.T) {
+	tests := []struct {
+		name string
+		size int
+	}{
+		{name: "a few under way", size: 8},
+		{name: "more than the results buffer", size: 200},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := newFakeRuntime()
+			rt.delay = 50 * time.Millisecond
+			p, err := pool.New(rt, pool.Template{Key: "k", Spec: sandbox.Spec{Image: "img"}}, pool.WithSize(tc.size), pool.WithConcurrency(tc.size))
+			require.NoError(t, err)
+			require.Eventually(t, func() bool { return p.Stats().Creating >= int64(tc.size/2) }, 2*time.Second, time.Millisecond)
+			done := make(chan error, 1)
+			go func() { done <- p.Close(context.Background()) }()
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("Close did not return: a creation's report blocked it")
+			}
+			assert.Zero(t, rt.count(), "every sandbox created is removed")
+		})
+	}
+}
