@@ -56,10 +56,10 @@ func (r *fakeRuntime) count() int {
 }
 
 type fakeSandbox struct {
-	id      string
-	rt      *fakeRuntime
-	dead    atomic.Bool
-	labels  map[string]string
+	id       string
+	rt       *fakeRuntime
+	dead     atomic.Bool
+	labels   map[string]string
 	recycle  bool          // created with Spec.Recycle
 	prepared time.Duration // what its Create spent preparing recycling
 }

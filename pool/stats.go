@@ -50,8 +50,8 @@ type Stats struct {
 	PrepareMean time.Duration `json:"recycle_prepare_mean_ns"`
 	// CreatedReturning counts the creations made after the first sandbox
 	// was given back: the ones recycling did not avoid.
-	CreatedReturning int64 `json:"created_returning"`
-	LastError   string        `json:"last_error,omitempty"`
+	CreatedReturning int64  `json:"created_returning"`
+	LastError        string `json:"last_error,omitempty"`
 }
 
 type counters struct {
