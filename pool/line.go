@@ -57,16 +57,22 @@ func (p *Pool) setCreating(t *ticket, on bool) {
 // each for the waiters ahead of it that are not creating (nil t, a caller
 // outside the line: behind every waiter). Callers hold mu.
 func (p *Pool) availableLocked(t *ticket) int {
-	ahead := 0
+	return max(0, len(p.idle)-p.aheadLocked(t))
+}
+
+// aheadLocked counts the acquisitions ahead of t in the line (nil t: all
+// of them) that are not creating their own sandbox. Callers hold mu.
+func (p *Pool) aheadLocked(t *ticket) int {
+	n := 0
 	for _, x := range p.line {
 		if x == t {
 			break
 		}
 		if !x.creating {
-			ahead++
+			n++
 		}
 	}
-	return max(0, len(p.idle)-ahead)
+	return n
 }
 
 // available is availableLocked taking mu.
@@ -85,12 +91,4 @@ func (p *Pool) Available() int { return p.available(nil) }
 // between two waits too, when they are out of the budget's line
 // (Waiting), so a sandbox given back meanwhile is kept for them, not
 // removed. Callers hold mu.
-func (p *Pool) wantingLocked() int {
-	n := 0
-	for _, x := range p.line {
-		if !x.creating {
-			n++
-		}
-	}
-	return n
-}
+func (p *Pool) wantingLocked() int { return p.aheadLocked(nil) }
