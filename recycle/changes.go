@@ -34,6 +34,10 @@ func (f *Fresh) Plan(ch agent.Report) (Plan, error) {
 			continue
 		}
 		b := f.entry(i)
+		if f.takeUntouched(i, c) {
+			p.Proven = append(p.Proven, c)
+			continue
+		}
 		switch {
 		case c.Type == b.Type && b.Type == agent.TypeDir:
 			touched[path] = true
@@ -119,10 +123,33 @@ func (f *Fresh) Accept(plan Plan, after agent.Report, sent map[string]string) er
 	if err := sameSums(after.Sums, sent); err != nil {
 		return err
 	}
+	for _, e := range plan.Proven {
+		i, ok := f.base.index[string(e.Path)]
+		if !ok {
+			return fmt.Errorf("%q: taken as untouched but not in the fresh listing", e.Path)
+		}
+		f.prove(i, e)
+	}
 	for j, e := range after.Entries {
 		f.fps[at[j]] = f.key.Fingerprint(e)
+		if f.unproven != nil {
+			f.unproven[at[j]] = false
+		}
 	}
 	return nil
+}
+
+// takeUntouched reports whether the changed entry c at the fresh index i is
+// one of the image's entries this sandbox never listed (FromScoped), of the
+// fresh shape, which the upper layer does not hold: any write, chmod,
+// chown, link, rename or deletion would have copied it up, so it is as the
+// container was made (its mtime, inode and ctime included) and becomes
+// proven as listed (Accept).
+func (f *Fresh) takeUntouched(i int, c agent.Entry) bool {
+	if f.unproven == nil || !f.unproven[i] || f.untouched == nil || f.base.entries[i].MountRoot {
+		return false
+	}
+	return sameShape(f.base.entries[i], c) == nil && f.untouched(c.Path)
 }
 
 func sameSums(sums []agent.Sum, sent map[string]string) error {

@@ -22,6 +22,12 @@ type Fresh struct {
 	mtime map[int]int64
 	key   agent.Key
 	fps   []agent.FP
+	// unproven marks the entries whose fingerprint is not known (nil: all
+	// are known): a sandbox created from a scoped listing (FromScoped)
+	// has never listed the image's untouched entries.
+	unproven []bool
+	// untouched reports whether the upper layer lacks a path (FromScoped).
+	untouched func([]byte) bool
 }
 
 // Base is a fresh listing shared by the sandboxes of one shape: entries
@@ -37,8 +43,9 @@ type Base struct {
 // sizes, link targets, devices). A Base lives while a sandbox uses it, so
 // the host holds at most one per live sandbox, usually one per image.
 type Baselines struct {
-	mu sync.Mutex
-	m  map[[sha256.Size]byte]*Base
+	mu   sync.Mutex
+	m    map[[sha256.Size]byte]*Base
+	kept kept
 }
 
 // NewFresh records a fresh sandbox from its full listing and draws its
@@ -137,9 +144,7 @@ func (f *Fresh) Release() {
 	if f.base == nil {
 		return
 	}
-	if f.base.refs--; f.base.refs == 0 {
-		delete(b.m, f.base.shape)
-	}
+	b.unrefLocked(f.base)
 	f.base = nil
 }
 
@@ -165,4 +170,13 @@ func (f *Fresh) Lookup(path []byte) (agent.Entry, bool) {
 }
 
 // Proven is what a recycle sends the agent.
-func (f *Fresh) Proven() agent.Proven { return agent.Proven{Key: f.key, FPs: f.fps} }
+func (f *Fresh) Proven() agent.Proven {
+	if f.unproven == nil {
+		return agent.Proven{Key: f.key, FPs: f.fps}
+	}
+	fps := make([]agent.FP, len(f.fps))
+	for i := range fps {
+		fps[i] = f.fp(i)
+	}
+	return agent.Proven{Key: f.key, FPs: fps}
+}

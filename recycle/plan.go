@@ -23,6 +23,9 @@ type Plan struct {
 	// changed directories, and the parents of every removed or created
 	// entry (their mtime moved).
 	Meta []agent.Entry
+	// Proven are entries listed for the first time and taken as they are:
+	// the image's, untouched (see FromScoped). Nothing is done to them.
+	Proven []agent.Entry
 }
 
 // Empty reports whether the plan does nothing.

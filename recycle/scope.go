@@ -45,7 +45,7 @@ func (f *Fresh) ProvenIn(scope *agent.Scope) (agent.Proven, []int) {
 	idx := scope.Filter(f.base.entries)
 	fps := make([]agent.FP, len(idx))
 	for j, i := range idx {
-		fps[j] = f.fps[i]
+		fps[j] = f.fp(i)
 	}
 	return agent.Proven{Key: f.key, FPs: fps}, idx
 }

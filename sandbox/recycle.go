@@ -41,6 +41,11 @@ type RecycleReport struct {
 	Restored int
 	// MetaFixed counts the entries whose owner, mode or mtime was reset.
 	MetaFixed int
+	// Untouched counts the entries a walk listed for the first time and
+	// took as the image's: a sandbox whose fresh listing was scoped by its
+	// upper layer proves the image's entries when a recycle first lists
+	// them, and the upper layer does not hold them.
+	Untouched int
 	// Entries is the size of the proved listing.
 	Entries int
 	// Scoped is how many directories of the root filesystem the walk was

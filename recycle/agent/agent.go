@@ -11,6 +11,7 @@ package agent
 import (
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -67,21 +68,38 @@ func selfMount() string {
 // scan kills every other process, removes IPC objects, and writes the
 // gzipped full listing (a fresh sandbox's, taken once at its creation);
 // with -fp it reads a key from stdin and writes the listing as
-// fingerprints (FreshFPs), then the rest of the report as a frame.
+// fingerprints (FreshFPs), then the rest of the report as a frame; with
+// -scoped it says Quiet, reads a Scope (the upper layer's directories at
+// creation) and writes a frame of what a scoped walk lists: the host holds
+// the image's listing already, and the rest of the root filesystem is the
+// image's, untouched (see Scope).
 func scan(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
 	timeout := fs.Duration("timeout", 5*time.Second, "how long processes may take to die")
 	keep := fs.Bool("keep", false, "report the content of small mount-root files (/etc/hosts...)")
 	fp := fs.Bool("fp", false, "read a key on stdin, send fingerprints instead of the listing")
+	scoped := fs.Bool("scoped", false, "once quiet, say so (Quiet), read a Scope on stdin, list only what a scoped walk lists, as a frame")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *fp && *scoped {
+		return errors.New("-fp and -scoped exclude each other")
 	}
 	var rep Report
 	var err error
 	if rep.State, err = quiesce(*timeout); err != nil {
 		return err
 	}
-	if rep.Entries, err = List(selfMount()); err != nil {
+	var scope *Scope
+	if *scoped {
+		if _, err := io.WriteString(stdout, Quiet); err != nil {
+			return err
+		}
+		if scope, err = ReadScope(stdin); err != nil {
+			return err
+		}
+	}
+	if rep.Entries, err = ListScoped(selfMount(), scope); err != nil {
 		return err
 	}
 	if *keep {
@@ -94,6 +112,9 @@ func scan(args []string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	rep.State.Others, rep.State.IPC = left.Others, left.IPC
+	if *scoped {
+		return WriteFrame(stdout, rep)
+	}
 	if *fp {
 		var k Key
 		if _, err := io.ReadFull(stdin, k[:]); err != nil {

@@ -21,28 +21,42 @@ type baselines struct {
 	mu     sync.Mutex
 	ids    map[string]string // image id → container id
 	listed map[string]bool   // image ids a full fresh listing was taken of
-	// full and fps count the fresh listings taken whole and as fingerprints.
-	full, fps int
+	// full, fps and scoped count the fresh listings taken whole, as
+	// fingerprints of a whole walk, and by a scoped walk.
+	full, fps, scoped int
 }
+
+// listingKind is how a fresh listing was taken.
+type listingKind int
+
+const (
+	listingWhole  listingKind = iota // every entry sent
+	listingFPs                       // a whole walk, sent as fingerprints
+	listingScoped                    // the upper layer's directories and the other mounts only
+)
 
 // FreshListings reports how many recyclable sandboxes' fresh listings were
-// taken whole (the first of an image or of a new shape) and how many as
-// fingerprints against a shared listing.
-func (r *Runtime) FreshListings() (full, fingerprints int) {
+// taken whole (the first of an image or of a new shape), how many as
+// fingerprints of a whole walk against a shared listing, and how many by a
+// walk scoped by the upper layer (the image's listing held).
+func (r *Runtime) FreshListings() (full, fingerprints, scoped int) {
 	b := &r.baselines
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.full, b.fps
+	return b.full, b.fps, b.scoped
 }
 
-func (r *Runtime) countListing(whole bool) {
+func (r *Runtime) countListing(k listingKind) {
 	b := &r.baselines
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if whole {
+	switch k {
+	case listingWhole:
 		b.full++
-	} else {
+	case listingFPs:
 		b.fps++
+	default:
+		b.scoped++
 	}
 }
 

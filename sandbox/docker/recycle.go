@@ -47,7 +47,11 @@ func (s *Sandbox) prepareRecycle(ctx context.Context, imageID string) error {
 	if err != nil {
 		return err
 	}
-	fresh, rep, err := s.freshListing(ctx, imageID)
+	upper, why := s.upperDir(ctx)
+	if why != "" {
+		s.rt.log.Debug("recycles walk every writable mount", "id", s.id, "why", why)
+	}
+	fresh, rep, err := s.freshListing(ctx, imageID, upper)
 	if err != nil {
 		return fmt.Errorf("fresh listing: %w", err)
 	}
@@ -55,11 +59,7 @@ func (s *Sandbox) prepareRecycle(ctx context.Context, imageID string) error {
 	for _, k := range rep.Kept {
 		kept[string(k.Path)] = k.Data
 	}
-	s.rec = &recycleState{fresh: fresh, kept: kept, source: src}
-	var why string
-	if s.rec.upper, why = s.upperDir(ctx); why != "" {
-		s.rt.log.Debug("recycles walk every writable mount", "id", s.id, "why", why)
-	}
+	s.rec = &recycleState{fresh: fresh, kept: kept, source: src, upper: upper}
 	return nil
 }
 
@@ -69,8 +69,18 @@ func (s *Sandbox) prepareRecycle(ctx context.Context, imageID string) error {
 // image, or one whose shape differs, sends its whole listing. The archive
 // API is not used on the sandbox itself: reading a bind-mounted file
 // through it changes the file's ctime.
-func (s *Sandbox) freshListing(ctx context.Context, imageID string) (*recycle.Fresh, agent.Report, error) {
-	if s.rt.listed(imageID, false) {
+func (s *Sandbox) freshListing(ctx context.Context, imageID, upper string) (*recycle.Fresh, agent.Report, error) {
+	if upper != "" && s.rt.fresh.Kept(imageID) {
+		fr, rep, err := s.scopedListing(ctx, imageID, upper)
+		if err == nil {
+			s.rt.countListing(listingScoped)
+			return fr, rep, nil
+		}
+		if !errors.Is(err, recycle.ErrNoListing) {
+			return nil, agent.Report{}, err
+		}
+		s.rt.log.Debug("fresh listing: the scoped one does not fit the image's, taking the whole one", "id", s.id, "image", imageID, "why", err)
+	} else if s.rt.listed(imageID, false) {
 		key, err := recycle.NewKey()
 		if err != nil {
 			return nil, agent.Report{}, err
@@ -91,7 +101,8 @@ func (s *Sandbox) freshListing(ctx context.Context, imageID string) (*recycle.Fr
 			return nil, agent.Report{}, err
 		}
 		if fr, ok := s.rt.fresh.FromFPs(key, fps); ok {
-			s.rt.countListing(false)
+			s.rt.countListing(listingFPs)
+			s.rt.fresh.Keep(imageID, fr)
 			return fr, rep, nil
 		}
 		s.rt.log.Debug("fresh listing: no listing of this shape held, taking the whole one", "id", s.id, "image", imageID)
@@ -105,7 +116,8 @@ func (s *Sandbox) freshListing(ctx context.Context, imageID string) (*recycle.Fr
 		return nil, agent.Report{}, err
 	}
 	s.rt.listed(imageID, true)
-	s.rt.countListing(true)
+	s.rt.countListing(listingWhole)
+	s.rt.fresh.Keep(imageID, fr)
 	return fr, rep, nil
 }
 
@@ -224,7 +236,7 @@ func (s *Sandbox) restore(ctx context.Context, st *recycleState, c *agentConn, r
 	if err != nil {
 		return "plan", err
 	}
-	rep.Removed, rep.Restored, rep.MetaFixed = len(plan.Remove), len(plan.Create), len(plan.Meta)
+	rep.Removed, rep.Restored, rep.MetaFixed, rep.Untouched = len(plan.Remove), len(plan.Create), len(plan.Meta), len(plan.Proven)
 	s.rt.log.Debug("recycle plan", "id", s.id, "remove", quoted(plan.Remove), "create", entryPaths(plan.Create), "meta", entryPaths(plan.Meta))
 	sent := map[string]string{}
 	if err := s.writePlan(ctx, st, plan, agent.NewPlanWriter(in), sent); err != nil {

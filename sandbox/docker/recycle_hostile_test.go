@@ -71,6 +71,14 @@ func TestIntegrationRecycleHostile(t *testing.T) {
 		}
 	})
 	t.Logf("recycles: %d proved fresh, %d refused as designed, 0 differences", total, refused)
+	// Every sandbox of an image but the first was recorded from a scoped
+	// listing where recycles are scoped: their rounds prove the image's
+	// entries lazily (recycle.FromScoped).
+	whole, _, scopedListings := rt.FreshListings()
+	t.Logf("fresh listings: %d whole, %d scoped by the upper layer", whole, scopedListings)
+	if scopedHere(t) {
+		assert.GreaterOrEqual(t, scopedListings, 2, "the second sandboxes of busybox and debian")
+	}
 	if !t.Failed() && os.Getenv("RBX_RECYCLE_ROUNDS") == "" {
 		assert.GreaterOrEqual(t, total, 200)
 	}

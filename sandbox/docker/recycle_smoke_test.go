@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
 
 // TestIntegrationRecycleUser: a sandbox run as a non-root user recycles
@@ -49,28 +50,47 @@ func TestIntegrationRecycleRefused(t *testing.T) {
 }
 
 // TestIntegrationRecycleSharedListing: the first recyclable sandbox of an
-// image sends its whole fresh listing, the next ones fingerprints against
-// it; a sandbox recorded that way recycles to a state identical to a
-// fresh one's.
+// image sends its whole fresh listing; the next ones, where recycles are
+// scoped by the upper layer, list only that layer's directories and the
+// other mounts (the rest is the image's, proven lazily), else send
+// fingerprints of a whole walk. Either way the sandbox recycles to a state
+// identical to a fresh one's, round after round, and an image file a
+// round deletes or changes is restored, not taken as the image's.
 func TestIntegrationRecycleSharedListing(t *testing.T) {
-	rt := newRecycleRuntime(t, debian)
-	spec := recyclable(debian, sandbox.ModeSession)
-	first := newSandbox(t, rt, spec)
-	second := newSandbox(t, rt, spec)
-	full, fps := rt.FreshListings()
-	assert.Equal(t, 1, full, "whole listings")
-	assert.Equal(t, 1, fps, "fingerprint listings")
-	fresh := digest(t, first)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	for i := 0; i < 3; i++ {
-		res, err := second.Exec(ctx, sandbox.ExecRequest{Command: "echo x >> /etc/passwd && rm -f /usr/bin/yes && mkdir -p /tmp/d && echo ok"})
-		require.NoError(t, err)
-		require.Contains(t, string(res.Output), "ok")
-		rep, err := second.(sandbox.Recycler).Recycle(ctx)
-		require.NoError(t, err)
-		assert.Equal(t, 2, rep.Restored, "round %d: /etc/passwd and /usr/bin/yes", i)
-		requireSameDigest(t, fresh, digest(t, second), "after round")
+	for _, tc := range []struct {
+		name   string
+		opts   []docker.Option
+		scoped bool // expect the second listing scoped where the engine allows it
+	}{
+		{"scoped", nil, true},
+		{"full-walks", []docker.Option{docker.WithScopedRecycle(false)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := newRecycleRuntimeWith(t, tc.opts, debian)
+			spec := recyclable(debian, sandbox.ModeSession)
+			first := newSandbox(t, rt, spec)
+			second := newSandbox(t, rt, spec)
+			full, fps, scoped := rt.FreshListings()
+			assert.Equal(t, 1, full, "whole listings")
+			if tc.scoped && scopedHere(t) {
+				assert.Equal(t, []int{0, 1}, []int{fps, scoped}, "fingerprint and scoped listings")
+			} else {
+				assert.Equal(t, []int{1, 0}, []int{fps, scoped}, "fingerprint and scoped listings")
+			}
+			fresh := digest(t, first)
+			requireSameDigest(t, fresh, digest(t, second), "the second fresh sandbox")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			for i := 0; i < 3; i++ {
+				res, err := second.Exec(ctx, sandbox.ExecRequest{Command: "echo x >> /etc/passwd && rm -f /usr/bin/yes && chmod 600 /usr/bin/env && touch -r /usr/bin/env /usr/bin/tail && mkdir -p /tmp/d && echo ok"})
+				require.NoError(t, err)
+				require.Contains(t, string(res.Output), "ok")
+				rep, err := second.(sandbox.Recycler).Recycle(ctx)
+				require.NoError(t, err)
+				assert.Equal(t, 4, rep.Restored, "round %d: /etc/passwd, /usr/bin/yes, /usr/bin/env, /usr/bin/tail", i)
+				requireSameDigest(t, fresh, digest(t, second), "after round")
+			}
+		})
 	}
 }
 
