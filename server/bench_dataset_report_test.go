@@ -34,6 +34,10 @@ type settingFigures struct {
 	Status429    int      `json:"status_429"`
 	Errors       int      `json:"errors"`
 	Left         int      `json:"sandboxes_left"`
+	// CPUPerEp is the machine's busy CPU seconds per episode evaluated
+	// while the driver ran; CPUByPerEp, by process category (cpuCategories).
+	CPUPerEp   float64            `json:"cpu_s_per_episode"`
+	CPUByPerEp map[string]float64 `json:"cpu_s_per_episode_by,omitempty"`
 	Note         string   `json:"note,omitempty"`
 }
 
@@ -50,6 +54,30 @@ func (f *settingFigures) fill(st *driveStats, creates int) {
 		f.CreatesPerEp = float64(creates) / float64(f.Episodes)
 	}
 	f.Status429, f.Errors = int(st.n429.Load()), int(st.nErr.Load())
+}
+
+// fillCPU sets the CPU figures from cpuSpent's over the driver's run.
+func (f *settingFigures) fillCPU(busy float64, by map[string]float64) {
+	if f.Episodes == 0 {
+		return
+	}
+	f.CPUPerEp = busy / float64(f.Episodes)
+	f.CPUByPerEp = map[string]float64{}
+	for k, v := range by {
+		f.CPUByPerEp[k] = v / float64(f.Episodes)
+	}
+}
+
+// cpuText is the CPU row's cell: busy, then each category.
+func cpuText(f settingFigures) string {
+	if f.CPUByPerEp == nil {
+		return "-"
+	}
+	parts := make([]string, len(cpuCategories))
+	for i, c := range cpuCategories {
+		parts[i] = fmt.Sprintf("%.3f", f.CPUByPerEp[c])
+	}
+	return strings.Join(parts, " / ")
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
@@ -77,6 +105,8 @@ var datasetRows = []struct {
 	{"group reset p50 / p99 (ms)", func(f settingFigures) string { return fmt.Sprintf("%.0f / %.0f", f.ResetP50MS, f.ResetP99MS) }},
 	{"  with 429 waits p50 / p99 (ms)", func(f settingFigures) string { return fmt.Sprintf("%.0f / %.0f", f.ResetW50MS, f.ResetW99MS) }},
 	{"sandboxes created per episode", func(f settingFigures) string { return fmt.Sprintf("%.2f (%d)", f.CreatesPerEp, f.Creates) }},
+	{"CPU-s per episode (machine busy)", func(f settingFigures) string { return fmt.Sprintf("%.3f", f.CPUPerEp) }},
+	{"  " + strings.Join(cpuCategories, " / "), cpuText},
 	{"429 answers", func(f settingFigures) string { return fmt.Sprint(f.Status429) }},
 	{"errors (non-429)", func(f settingFigures) string { return fmt.Sprint(f.Errors) }},
 	{"sandboxes left after SIGTERM", func(f settingFigures) string { return fmt.Sprint(f.Left) }},

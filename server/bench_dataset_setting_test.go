@@ -86,9 +86,15 @@ func (env *datasetEnv) drive(ctx context.Context, p *serveProc, pid int, ids []s
 	if err != nil {
 		return &driveStats{}, err
 	}
+	cpu0, cerr := readCPU("/proc", pid)
 	st := env.trainer.drive(ctx, c, ids, os.Stderr)
 	creates, err := cc.finish()
 	f.fill(st, creates)
+	if cpu1, cerr2 := readCPU("/proc", pid); cerr == nil && cerr2 == nil {
+		f.fillCPU(cpuSpent(cpu0, cpu1))
+	} else {
+		fmt.Fprintf(os.Stderr, "dataset: CPU accounting: %v\n", errors.Join(cerr, cerr2))
+	}
 	return st, err
 }
 

@@ -40,7 +40,30 @@ func BenchmarkIntegrationRecycle(b *testing.B) {
 	for _, img := range imgs {
 		b.Run(path.Base(img)+"/Recycle", func(b *testing.B) { benchRecycle(b, rt, img) })
 		b.Run(path.Base(img)+"/RecycleFullWalk", func(b *testing.B) { benchRecycle(b, full, img) })
-		b.Run(path.Base(img)+"/CreateRemove", func(b *testing.B) { benchCreateRemove(b, rt, img) })
+		b.Run(path.Base(img)+"/CreateRemove", func(b *testing.B) { benchCreateRemove(b, rt, img, false) })
+	}
+}
+
+// BenchmarkIntegrationCreateRecyclable compares, per image, the Create +
+// Remove of a recyclable sandbox — its fresh listing scoped by the upper
+// layer once the image's is held, then a whole walk each time (full walks)
+// — with that of a plain one. The first recyclable sandbox of each
+// runtime takes the image's whole listing before the timer starts.
+//
+//	go test -run '^$' -bench IntegrationCreateRecyclable -benchtime 10x ./sandbox/docker/
+func BenchmarkIntegrationCreateRecyclable(b *testing.B) {
+	imgs := []string{busybox, debian}
+	rt := newRecycleRuntime(b, imgs...)
+	if _, _, err := rt.Client().ImageInspectWithRaw(context.Background(), toolchain); err == nil {
+		imgs = append(imgs, toolchain)
+	} else {
+		b.Logf("%s missing (rbx images build --all): not measured", toolchain)
+	}
+	full := newRecycleRuntimeWith(b, []docker.Option{docker.WithScopedRecycle(false)})
+	for _, img := range imgs {
+		b.Run(path.Base(img)+"/Recyclable", func(b *testing.B) { benchCreateRemove(b, rt, img, true) })
+		b.Run(path.Base(img)+"/RecyclableFullWalk", func(b *testing.B) { benchCreateRemove(b, full, img, true) })
+		b.Run(path.Base(img)+"/Plain", func(b *testing.B) { benchCreateRemove(b, rt, img, false) })
 	}
 }
 
@@ -66,9 +89,9 @@ func benchRecycle(b *testing.B, rt *docker.Runtime, img string) {
 	b.Logf("%s: Recycle: mean %v over %d (scope: %d directories)", img, time.Since(start)/time.Duration(b.N), b.N, scoped)
 }
 
-func benchCreateRemove(b *testing.B, rt *docker.Runtime, img string) {
+func benchCreateRemove(b *testing.B, rt *docker.Runtime, img string, recyclable bool) {
 	ctx := context.Background()
-	spec := sandbox.Spec{Image: img, Mode: sandbox.ModeSession, Labels: map[string]string{"rbx.test": sandbox.LabelValue(b.Name())}}
+	spec := sandbox.Spec{Image: img, Mode: sandbox.ModeSession, Recycle: recyclable, Labels: map[string]string{"rbx.test": sandbox.LabelValue(b.Name())}}
 	sb, err := rt.Create(ctx, spec)
 	require.NoError(b, err)
 	b.ResetTimer()
@@ -79,7 +102,7 @@ func benchCreateRemove(b *testing.B, rt *docker.Runtime, img string) {
 		sb, err = rt.Create(ctx, spec)
 		require.NoError(b, err)
 	}
-	b.Logf("%s: Create+Remove: mean %v over %d", img, time.Since(start)/time.Duration(b.N), b.N)
+	b.Logf("%s: Create+Remove (recyclable %v): mean %v over %d", img, recyclable, time.Since(start)/time.Duration(b.N), b.N)
 	b.StopTimer()
 	require.NoError(b, sb.Remove(ctx))
 }
