@@ -25,10 +25,8 @@ func (s *Shell) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecR
 	if err := ctx.Err(); err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("run step: %w", err)
 	}
-	for k := range req.Env {
-		if !ValidEnvName(k) {
-			return sandbox.ExecResult{}, fmt.Errorf("%w: env name %q: expected letters, digits and _", sandbox.ErrInvalidSpec, k)
-		}
+	if err := CheckEnv(req.Env); err != nil {
+		return sandbox.ExecResult{}, err
 	}
 	if code, err := s.endedBetween(); err != nil {
 		s.broken = err
