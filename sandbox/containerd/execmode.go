@@ -2,79 +2,62 @@ package containerd
 
 import (
 	"context"
-	"fmt"
-	"strings"
-	"time"
+	"io"
+
+	"github.com/containerd/containerd/v2/client"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
 // execFresh runs req in a new exec (exec mode): nothing persists between
-// commands. Its processes carry RBX_STEP=<marker> so a timeout can kill
-// them.
+// commands (see session.Fresh).
 func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
-	start := time.Now()
-	for k := range req.Env {
-		if !session.ValidEnvName(k) {
-			return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w: env name %q: expected letters, digits and _", s.id, sandbox.ErrInvalidSpec, k)
-		}
+	f := session.Fresh[client.ExitStatus]{ID: s.id, OutputCap: s.outputCap, Log: s.rt.log, Host: freshHost{s}}
+	return f.Run(ctx, req)
+}
+
+// freshHost is what session.Fresh needs of a containerd sandbox.
+type freshHost struct{ s *Sandbox }
+
+// Start runs the step with the image's shell, its environment and marker
+// set on the exec's process.
+func (h freshHost) Start(ctx context.Context, marker string, req sandbox.ExecRequest, out io.Writer) (session.Proc[client.ExitStatus], error) {
+	s := h.s
+	if err := session.CheckEnv(req.Env); err != nil {
+		return session.Proc[client.ExitStatus]{}, err
 	}
 	sh, err := s.execShell(ctx)
 	if err != nil {
-		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
+		return session.Proc[client.ExitStatus]{}, s.gone(ctx, err)
 	}
-	marker := "x" + randomHex(8) + "-"
-	out := &sandbox.CapWriter{Limit: s.outputCap}
-	pr, err := s.run(ctx, []string{sh, "-c", freshScript(req)}, append(envList(req.Env), "RBX_STEP="+marker), s.workdir, nil, out)
+	pr, err := s.run(ctx, []string{sh, "-c", session.FreshScript(req)}, append(envList(req.Env), "RBX_STEP="+marker), s.workdir, nil, out)
 	if err != nil {
-		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
+		return session.Proc[client.ExitStatus]{}, s.gone(ctx, err)
 	}
-	timer := time.NewTimer(req.Timeout)
-	defer timer.Stop()
-	var res sandbox.ExecResult
-	var cancelled error
-	select {
-	case st := <-pr.status:
-		code, err := pr.finish(ctx, st)
-		res = out.Result(res)
-		res.ExitCode, res.Duration = code, time.Since(start)
-		if err != nil {
-			return res, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
-		}
-		if code >= 128 {
-			if gerr := s.goneAfterSignal(context.WithoutCancel(ctx), code); gerr != nil {
-				return res, fmt.Errorf("exec in %s: %w", s.id, gerr)
-			}
-			s.markOOM(ctx, &res)
-		}
-		return res, nil
-	case <-timer.C:
-		res.TimedOut = true
-	case <-ctx.Done():
-		cancelled = ctx.Err() // the step stops as on a timeout, but it is an error
-	}
-	out.Freeze()
-	s.killStep(context.WithoutCancel(ctx), marker)
-	pr.delete(ctx)
-	res = out.Result(res)
-	res.ExitCode, res.Duration = sandbox.ExitCodeTimeout, time.Since(start)
-	if cancelled != nil {
-		res.ExitCode = -1
-		return res, fmt.Errorf("exec in %s: step cancelled: %w", s.id, cancelled)
-	}
-	return res, nil
+	return session.Proc[client.ExitStatus]{
+		Status: pr.status,
+		Finish: func(st client.ExitStatus) (int, error) { return pr.finish(ctx, st) },
+		Stop:   func() { pr.delete(ctx) },
+	}, nil
 }
 
-// freshScript is the exec-mode script for req. stderr joins stdout in the
-// shell so the two stay in order, and a missing Cwd fails like a shell's
-// cd (as in the session).
-func freshScript(req sandbox.ExecRequest) string {
-	script := "exec 2>&1\n"
-	if req.Cwd != "" {
-		script += "cd -- " + session.Quote(req.Cwd) + " || exit\n"
+func (h freshHost) Gone(ctx context.Context, err error) error { return h.s.gone(ctx, err) }
+
+// Ended: a step that died of a signal may have died with its container.
+func (h freshHost) Ended(ctx context.Context, res *sandbox.ExecResult) error {
+	if res.ExitCode < 128 {
+		return nil
 	}
-	return script + req.Command
+	if gerr := h.s.goneAfterSignal(context.WithoutCancel(ctx), res.ExitCode); gerr != nil {
+		return gerr
+	}
+	h.s.markOOM(ctx, res)
+	return nil
+}
+
+func (h freshHost) Kill(ctx context.Context, marker string) error {
+	return h.s.killStepErr(ctx, marker)
 }
 
 // goneAfterSignal checks whether a command that died of a signal died with
@@ -86,30 +69,10 @@ func (s *Sandbox) goneAfterSignal(ctx context.Context, code int) error {
 	return s.checkRunning(ctx)
 }
 
-// killStep kills every process of a timed-out step, best effort.
-func (s *Sandbox) killStep(ctx context.Context, marker string) {
-	ctx, cancel := context.WithTimeout(ctx, killGrace)
-	defer cancel()
-	if _, _, err := s.runShort(ctx, "/bin/sh", "-c", session.KillScript(marker)); err != nil {
-		s.rt.log.Warn("kill timed-out step", "sandbox", s.id, "err", err)
-	}
-}
-
-// execShell returns bash when the image has it, /bin/sh otherwise, probing
-// once per sandbox.
+// execShell returns bash when the image has it, /bin/sh otherwise.
 func (s *Sandbox) execShell(ctx context.Context) (string, error) {
-	s.shMu.Lock()
-	defer s.shMu.Unlock()
-	if s.shell != "" {
-		return s.shell, nil
-	}
-	out, _, err := s.runShort(ctx, "/bin/sh", "-c", "command -v bash || true")
-	if err != nil {
-		return "", fmt.Errorf("detect shell: %w", err)
-	}
-	s.shell = "/bin/sh"
-	if p := strings.TrimSpace(string(out)); strings.HasPrefix(p, "/") {
-		s.shell = p
-	}
-	return s.shell, nil
+	return s.shell.Shell(ctx, func(ctx context.Context) ([]byte, error) {
+		out, _, err := s.runShort(ctx, "/bin/sh", "-c", session.ProbeScript)
+		return out, err
+	})
 }

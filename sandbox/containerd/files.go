@@ -3,12 +3,8 @@ package containerd
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"io/fs"
-	"path"
-	"strings"
-	"time"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/session"
@@ -19,14 +15,10 @@ import (
 // that symlinks resolve inside the container as its processes see them.
 // WriteFiles runs nothing in the container (see files_batch.go).
 
-// fileOpTimeout bounds one file action.
-const fileOpTimeout = 5 * time.Minute
-
-// Exit codes of the file scripts, chosen clear of the tools' own.
-const (
-	codeMissing = 40
-	codeNotFile = 41
-)
+// files writes and reads single files through execs (see session.Files).
+func (s *Sandbox) files() session.Files {
+	return session.Files{ID: s.id, Workdir: s.workdir, Exec: s.fileExec}
+}
 
 // WriteFile writes data at p (relative paths resolve against the workdir),
 // creating missing parent directories (0755). Mode 0 keeps the mode of an
@@ -34,53 +26,27 @@ const (
 // for a new one; an explicit mode writes a temporary file and renames it
 // over.
 func (s *Sandbox) WriteFile(ctx context.Context, p string, data []byte, mode fs.FileMode) error {
-	p = s.resolve(p)
-	target, finish := `"$p"`, ""
-	if mode != 0 {
-		target = `"$p.rbx-tmp"`
-		finish = fmt.Sprintf(` && chmod %o "$p.rbx-tmp" && mv -f "$p.rbx-tmp" "$p"`, mode.Perm())
-	}
-	script := fmt.Sprintf(`umask 022; p=%s; d=${p%%/*}; mkdir -p -- "${d:-/}" && cat > %s%s`, session.Quote(p), target, finish)
-	out, code, err := s.fileExec(ctx, script, bytes.NewReader(data), nil)
-	if err != nil {
-		return fmt.Errorf("write %s in %s: %w", p, s.id, err)
-	}
-	if code != 0 {
-		return fmt.Errorf("write %s in %s: exit %d: %s", p, s.id, code, strings.TrimSpace(string(out)))
-	}
-	return nil
+	return s.files().WriteFile(ctx, p, data, mode)
 }
 
 // ReadFile returns the content at p, following symlinks. A missing file
 // returns an error wrapping sandbox.ErrNotFound.
 func (s *Sandbox) ReadFile(ctx context.Context, p string) ([]byte, error) {
-	p = s.resolve(p)
-	script := fmt.Sprintf(`p=%s; [ -e "$p" ] || exit %d; [ -f "$p" ] || exit %d; exec cat -- "$p" 2>/dev/null`,
-		session.Quote(p), codeMissing, codeNotFile)
-	var data lockedBuffer
-	_, code, err := s.fileExec(ctx, script, nil, &data)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("read %s in %s: %w", p, s.id, err)
-	case code == codeMissing:
-		return nil, fmt.Errorf("read %s in %s: %w", p, s.id, sandbox.ErrNotFound)
-	case code == codeNotFile:
-		return nil, fmt.Errorf("read %s in %s: not a regular file", p, s.id)
-	case code != 0:
-		return nil, fmt.Errorf("read %s in %s: cat exit %d", p, s.id, code)
-	}
-	return data.Bytes(), nil
+	return s.files().ReadFile(ctx, p)
 }
 
-// fileExec runs script under /bin/sh with stdin, its stdout to out (when
-// set; stderr too then) or to the returned output, and returns the exit
-// code. A container that is gone is reported as a *sandbox.GoneError.
-func (s *Sandbox) fileExec(ctx context.Context, script string, stdin io.Reader, out io.Writer) ([]byte, int, error) {
-	ctx, cancel := context.WithTimeout(ctx, fileOpTimeout)
+// fileExec is the session.FileExec of a containerd sandbox: the image's
+// /bin/sh, with data streamed to its stdin.
+func (s *Sandbox) fileExec(ctx context.Context, script string, data []byte, out io.Writer) ([]byte, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, session.FileOpTimeout)
 	defer cancel()
-	var msg lockedBuffer
+	var msg session.LockedBuffer
 	if out == nil {
 		out = &msg
+	}
+	var stdin io.Reader
+	if data != nil {
+		stdin = bytes.NewReader(data)
 	}
 	pr, err := s.run(ctx, []string{"/bin/sh", "-c", script}, nil, "/", stdin, out)
 	if err != nil {
@@ -105,9 +71,4 @@ func (s *Sandbox) fileExec(ctx context.Context, script string, stdin io.Reader, 
 }
 
 // resolve makes p absolute against the workdir; empty means the workdir.
-func (s *Sandbox) resolve(p string) string {
-	if path.IsAbs(p) {
-		return path.Clean(p)
-	}
-	return path.Join(s.workdir, p)
-}
+func (s *Sandbox) resolve(p string) string { return sandbox.ResolvePath(s.workdir, p) }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
+
+	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
 // ioDrain bounds how long the output of an exited process may take to be
@@ -97,7 +99,7 @@ const killGrace = 2 * time.Second
 // runShort runs one of our own helper commands (kill scripts, probes) to
 // completion and returns its combined output and exit code.
 func (s *Sandbox) runShort(ctx context.Context, args ...string) ([]byte, int, error) {
-	var out lockedBuffer
+	var out session.LockedBuffer
 	pr, err := s.run(ctx, args, nil, "/", nil, &out)
 	if err != nil {
 		return nil, 0, err

@@ -2,7 +2,6 @@ package containerd
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -11,31 +10,6 @@ import (
 
 var _ sandbox.SessionReopener = (*Sandbox)(nil)
 
-// shellConn is a session shell running in one exec under a supervisor that
-// reports its exit status (see supervisor).
-type shellConn struct {
-	shell *session.Shell
-	proc  *proc
-	stdin *io.PipeWriter
-	out   *io.PipeReader
-}
-
-// Shell is the protocol on the connection.
-func (c *shellConn) Shell() *session.Shell { return c.shell }
-
-// ExitStatus: the supervisor reports the shell's status in the step's result.
-func (c *shellConn) ExitStatus(context.Context) (int, bool) { return 0, false }
-
-// Close hangs up: the shell sees EOF on stdin and exits; output nobody will
-// read is discarded so that the copy does not block.
-func (c *shellConn) Close() {
-	if c.shell != nil {
-		c.shell.Close()
-	}
-	c.stdin.Close()
-	c.out.Close()
-}
-
 // supervisor runs the session shell in an exec and reports its exit
 // status (see session.Supervisor).
 var supervisor = []string{"/bin/sh", "-c", session.Supervisor("")}
@@ -43,30 +17,25 @@ var supervisor = []string{"/bin/sh", "-c", session.Supervisor("")}
 // openSession starts a supervised session shell in an exec and runs the
 // protocol's handshake on it.
 func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	c := &shellConn{stdin: inW, out: outR}
-	pr, err := s.run(ctx, supervisor, nil, s.workdir, inR, outW)
+	c, err := session.OpenPipe(ctx, s.startSupervisor, s.killStepErr, session.WithOutputCap(s.outputCap))
 	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("open session: %w", err)
+		return nil, err
 	}
-	c.proc = pr
-	go func() {
-		st := <-pr.status
-		_, _ = pr.finish(context.Background(), st)
-		outW.Close()
-	}()
-	sh, err := session.New(ctx, inW, outR, s.killStepErr, session.WithOutputCap(s.outputCap), session.WithExitReport())
-	if err != nil {
-		c.Close()
-		if ctx.Err() != nil { // the handshake saw a cancelled ctx as a timeout
-			return nil, fmt.Errorf("open session: %w: %w", ctx.Err(), err)
-		}
-		return nil, fmt.Errorf("open session: %w", err)
-	}
-	c.shell = sh
 	return c, nil
+}
+
+// startSupervisor is the session.StartExec of a containerd sandbox: the
+// exec is deleted once it ended.
+func (s *Sandbox) startSupervisor(ctx context.Context, stdin io.Reader, out io.Writer) (func() error, func(), error) {
+	pr, err := s.run(ctx, supervisor, nil, s.workdir, stdin, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	wait := func() error {
+		_, _ = pr.finish(context.Background(), <-pr.status)
+		return nil
+	}
+	return wait, nil, nil
 }
 
 func (s *Sandbox) killStepErr(ctx context.Context, marker string) error {
