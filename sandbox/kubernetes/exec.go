@@ -1,19 +1,19 @@
 package kubernetes
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
+
+	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
 // ioDrain bounds how long a cancelled exec's stream may take to close.
@@ -109,7 +109,7 @@ func (pr *proc) stop() {
 // busybox (never the image's tools) to completion and returns its combined
 // output and exit code.
 func (s *Sandbox) runShort(ctx context.Context, script string, stdin io.Reader, out io.Writer) ([]byte, int, error) {
-	var buf lockedBuffer
+	var buf session.LockedBuffer
 	if out == nil {
 		out = &buf
 	}
@@ -125,23 +125,4 @@ func (s *Sandbox) runShort(ctx context.Context, script string, stdin io.Reader, 
 		pr.stop()
 		return buf.Bytes(), 0, fmt.Errorf("exec helper: %w", ctx.Err())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the stdout and stderr copies.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// Bytes returns a copy of what was written so far.
-func (b *lockedBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]byte{}, b.buf.Bytes()...)
 }

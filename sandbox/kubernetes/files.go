@@ -22,57 +22,24 @@ import (
 // one tar archive. Every exec runs as the container's user, so files are
 // that user's.
 
-// fileOpTimeout bounds one file action.
-const fileOpTimeout = 5 * time.Minute
-
-// Exit codes of the file scripts, chosen clear of the tools' own.
-const (
-	codeMissing = 40
-	codeNotFile = 41
-)
+// files writes and reads single files through execs (see session.Files):
+// sized, as the exec stream's stdin is (see fileExec).
+func (s *Sandbox) files() session.Files {
+	return session.Files{ID: s.id, Workdir: s.workdir, Exec: s.fileExec, Sized: true}
+}
 
 // WriteFile writes data at p (relative paths resolve against the workdir),
 // creating missing parent directories (0755). Mode 0 keeps the mode of an
 // existing file and means 0644 for a new one; an explicit mode writes a
 // temporary file and renames it over.
 func (s *Sandbox) WriteFile(ctx context.Context, p string, data []byte, mode fs.FileMode) error {
-	p = s.resolve(p)
-	target, finish := `"$p"`, ""
-	if mode != 0 {
-		target = `"$p.rbx-tmp"`
-		finish = fmt.Sprintf(` && chmod %o "$p.rbx-tmp" && mv -f "$p.rbx-tmp" "$p"`, mode.Perm())
-	}
-	script := fmt.Sprintf(`umask 022; p=%s; d=${p%%/*}; mkdir -p -- "${d:-/}" && head -c %d > %s && [ "$(wc -c < %s)" -eq %d ]%s`,
-		session.Quote(p), len(data), target, target, len(data), finish)
-	out, code, err := s.fileExec(ctx, script, data, nil)
-	if err != nil {
-		return fmt.Errorf("write %s in %s: %w", p, s.id, err)
-	}
-	if code != 0 {
-		return fmt.Errorf("write %s in %s: exit %d: %s", p, s.id, code, strings.TrimSpace(string(out)))
-	}
-	return nil
+	return s.files().WriteFile(ctx, p, data, mode)
 }
 
 // ReadFile returns the content at p, following symlinks. A missing file
 // returns an error wrapping sandbox.ErrNotFound.
 func (s *Sandbox) ReadFile(ctx context.Context, p string) ([]byte, error) {
-	p = s.resolve(p)
-	script := fmt.Sprintf(`p=%s; [ -e "$p" ] || exit %d; [ -f "$p" ] || exit %d; exec cat -- "$p" 2>/dev/null`,
-		session.Quote(p), codeMissing, codeNotFile)
-	var data lockedBuffer
-	_, code, err := s.fileExec(ctx, script, nil, &data)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("read %s in %s: %w", p, s.id, err)
-	case code == codeMissing:
-		return nil, fmt.Errorf("read %s in %s: %w", p, s.id, sandbox.ErrNotFound)
-	case code == codeNotFile:
-		return nil, fmt.Errorf("read %s in %s: not a regular file", p, s.id)
-	case code != 0:
-		return nil, fmt.Errorf("read %s in %s: cat exit %d", p, s.id, code)
-	}
-	return data.Bytes(), nil
+	return s.files().ReadFile(ctx, p)
 }
 
 // WriteFiles writes every file in one exec: a tar archive of temporary
@@ -135,10 +102,8 @@ const codeNoStdin = 75
 // stdinTries bounds the retries of a file script that got no stdin.
 const stdinTries = 4
 
-// fileExec runs script with the pod's busybox, its stdin data (when not
-// nil), its stdout to out (when set; stderr too then) or to the returned
-// output, and returns the exit code. A pod that is gone is reported as a
-// *sandbox.GoneError.
+// fileExec is the session.FileExec of a pod sandbox: the pod's busybox
+// runs the script.
 //
 // The kubelet's exec stream sometimes starts a process whose stdin is
 // already at its end (measured here: about 1 write in 10 came out empty,
@@ -147,8 +112,8 @@ const stdinTries = 4
 // codeNoStdin having written nothing, and is run again; the scripts read
 // exactly len(data) bytes and check the size they wrote, and stdin is held
 // open until the process ends, so its end is never taken from the stream.
-func (s *Sandbox) fileExec(ctx context.Context, script string, data []byte, out *lockedBuffer) ([]byte, int, error) {
-	ctx, cancel := context.WithTimeout(ctx, fileOpTimeout)
+func (s *Sandbox) fileExec(ctx context.Context, script string, data []byte, out io.Writer) ([]byte, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, session.FileOpTimeout)
 	defer cancel()
 	if data != nil {
 		script = fmt.Sprintf(`g=$(dd bs=1 count=1 2>/dev/null); [ "$g" = R ] || exit %d; `, codeNoStdin) + script
@@ -162,18 +127,14 @@ func (s *Sandbox) fileExec(ctx context.Context, script string, data []byte, out 
 	}
 }
 
-func (s *Sandbox) fileExecOnce(ctx context.Context, script string, data []byte, out *lockedBuffer) ([]byte, int, error) {
+func (s *Sandbox) fileExecOnce(ctx context.Context, script string, data []byte, out io.Writer) ([]byte, int, error) {
 	var stdin io.Reader
 	if data != nil {
 		held := make(chan struct{})
 		defer close(held)
 		stdin = io.MultiReader(strings.NewReader("R"), bytes.NewReader(data), heldOpen(held))
 	}
-	var w io.Writer
-	if out != nil {
-		w = out
-	}
-	b, code, err := s.runShort(ctx, script, stdin, w)
+	b, code, err := s.runShort(ctx, script, stdin, out)
 	if err != nil {
 		return nil, 0, s.gone(ctx, err)
 	}
@@ -194,9 +155,4 @@ func (h heldOpen) Read([]byte) (int, error) {
 }
 
 // resolve makes p absolute against the workdir; empty means the workdir.
-func (s *Sandbox) resolve(p string) string {
-	if path.IsAbs(p) {
-		return path.Clean(p)
-	}
-	return path.Join(s.workdir, p)
-}
+func (s *Sandbox) resolve(p string) string { return sandbox.ResolvePath(s.workdir, p) }

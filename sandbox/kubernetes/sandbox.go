@@ -36,8 +36,7 @@ type Sandbox struct {
 	// created here, -1 when unknown (opened).
 	oomSeen int64
 
-	shMu  sync.Mutex
-	shell string // exec-mode shell, detected on first use
+	shell session.ShellProbe // exec-mode shell, detected on first use
 }
 
 func newSandbox(r *Runtime, name string, spec sandbox.Spec) *Sandbox {

@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -11,34 +10,6 @@ import (
 )
 
 var _ sandbox.SessionReopener = (*Sandbox)(nil)
-
-// shellConn is a session shell running in one exec under a supervisor that
-// reports its exit status (see supervisor).
-type shellConn struct {
-	shell *session.Shell
-	proc  *proc
-	stdin *io.PipeWriter
-	out   *io.PipeReader
-}
-
-// Shell is the protocol on the connection.
-func (c *shellConn) Shell() *session.Shell { return c.shell }
-
-// ExitStatus: the supervisor reports the shell's status in the step's result.
-func (c *shellConn) ExitStatus(context.Context) (int, bool) { return 0, false }
-
-// Close hangs up: the shell sees EOF on stdin and exits; output nobody will
-// read is discarded so that the copy does not block.
-func (c *shellConn) Close() {
-	if c.shell != nil {
-		c.shell.Close()
-	}
-	c.stdin.Close()
-	c.out.Close()
-	if c.proc != nil {
-		c.proc.cancel()
-	}
-}
 
 // supervisor runs the session shell (bash where the image has it), then
 // prints its exit status with the exit marker, so that the loss is seen at
@@ -73,31 +44,28 @@ func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
 	}
 }
 
-func (s *Sandbox) openSessionOnce(ctx context.Context) (*shellConn, error) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	c := &shellConn{stdin: inW, out: outR}
-	pr, err := s.runErr(ctx, s.supervisor(), inR, outW, io.Discard)
+func (s *Sandbox) openSessionOnce(ctx context.Context) (session.Conn, error) {
+	c, err := session.OpenPipe(ctx, s.startSupervisor, s.killStepErr, session.WithOutputCap(s.outputCap))
 	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("open session: %w", err)
+		return nil, err
 	}
-	c.proc = pr
-	go func() {
+	return c, nil
+}
+
+// startSupervisor is the session.StartExec of a pod sandbox: the exec's
+// stream is closed with the connection, and what the supervisor prints on
+// stderr is discarded (see supervisor).
+func (s *Sandbox) startSupervisor(ctx context.Context, stdin io.Reader, out io.Writer) (func() error, func(), error) {
+	pr, err := s.runErr(ctx, s.supervisor(), stdin, out, io.Discard)
+	if err != nil {
+		return nil, nil, err
+	}
+	wait := func() error {
 		st := <-pr.status
 		s.rt.cfg.log.Debug("session stream ended", "sandbox", s.id, "code", st.code, "err", st.err)
-		outW.CloseWithError(st.err) // nil: EOF
-	}()
-	sh, err := session.New(ctx, inW, outR, s.killStepErr, session.WithOutputCap(s.outputCap), session.WithExitReport())
-	if err != nil {
-		c.Close()
-		if ctx.Err() != nil { // the handshake saw a cancelled ctx as a timeout
-			return nil, fmt.Errorf("open session: %w: %w", ctx.Err(), err)
-		}
-		return nil, fmt.Errorf("open session: %w", err)
+		return st.err
 	}
-	c.shell = sh
-	return c, nil
+	return wait, pr.cancel, nil
 }
 
 func (s *Sandbox) killStepErr(ctx context.Context, marker string) error {
