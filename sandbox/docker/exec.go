@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -16,93 +17,77 @@ import (
 const killGrace = 2 * time.Second
 
 // execFresh runs req in a new exec (exec mode): nothing persists between
-// commands. Its processes carry RBX_STEP=<marker> so a timeout can kill them.
+// commands (see session.Fresh).
 func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
-	start := time.Now()
+	f := session.Fresh[struct{}]{ID: s.id, OutputCap: s.outputCap, Log: s.rt.log, Host: freshHost{s}}
+	return f.Run(ctx, req)
+}
+
+// freshHost is what session.Fresh needs of a docker sandbox.
+type freshHost struct{ s *Sandbox }
+
+// Start creates and attaches the step's exec, with its environment and
+// marker set by the engine. Its status is the end of the output copy: the
+// engine is asked for the exit code after that.
+func (h freshHost) Start(ctx context.Context, marker string, req sandbox.ExecRequest, out io.Writer) (session.Proc[struct{}], error) {
+	s := h.s
 	sh, err := s.execShell(ctx)
 	if err != nil {
-		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
+		return session.Proc[struct{}]{}, s.gone(ctx, err)
 	}
-	marker := newMarker()
 	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
 		AttachStdout: true, AttachStderr: true, User: s.execUser,
-		Cmd: []string{sh, "-c", freshScript(req)}, WorkingDir: s.workdir,
+		Cmd: []string{sh, "-c", session.FreshScript(req)}, WorkingDir: s.workdir,
 		Env: append(envList(req.Env), "RBX_STEP="+marker),
 	})
 	if err != nil {
-		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
+		return session.Proc[struct{}]{}, s.gone(ctx, err)
 	}
 	hj, err := s.rt.cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
 	if err != nil {
-		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: attach: %w", s.id, s.gone(ctx, err))
+		return session.Proc[struct{}]{}, fmt.Errorf("attach: %w", s.gone(ctx, err))
 	}
-	defer hj.Close()
-	out := &sandbox.CapWriter{Limit: s.outputCap}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		_, _ = stdcopy.StdCopy(out, out, hj.Reader)
 	}()
-	timer := time.NewTimer(req.Timeout)
-	defer timer.Stop()
-	var res sandbox.ExecResult
-	var cancelled error
-	select {
-	case <-done:
-	case <-timer.C:
-		res.TimedOut = true
-	case <-ctx.Done():
-		cancelled = ctx.Err() // the step stops as on a timeout, but it is an error
-	}
-	if res.TimedOut || cancelled != nil {
-		out.Freeze()
-		s.killStep(context.WithoutCancel(ctx), marker)
-		select {
-		case <-done:
-		case <-time.After(killGrace):
-		}
-		res.ExitCode = sandbox.ExitCodeTimeout
-		res = out.Result(res)
-		res.Duration = time.Since(start)
-		if cancelled != nil {
-			res.ExitCode = -1
-			return res, fmt.Errorf("exec in %s: step cancelled: %w", s.id, cancelled)
-		}
-		return res, nil
-	}
-	res = out.Result(res)
-	res.ExitCode, err = s.exitCode(ctx, ex.ID)
-	res.Duration = time.Since(start)
-	if err != nil {
-		return res, fmt.Errorf("exec in %s: %w", s.id, s.gone(ctx, err))
-	}
-	switch {
-	case res.ExitCode < 0 || res.ExitCode >= 128:
-		// Killed by a signal: maybe the whole container went away.
-		if gerr := s.goneAfterSignal(context.WithoutCancel(ctx), res.ExitCode); gerr != nil {
-			return res, fmt.Errorf("exec in %s: %w", s.id, gerr)
-		}
-		s.markOOM(ctx, &res)
-	case res.ExitCode == 126:
-		// The engine reports an exec it could not start because the
-		// container stopped or went away ("cannot exec in a stopped
-		// state") as exit 126 with its message for output.
-		if gerr := s.checkRunning(context.WithoutCancel(ctx)); gerr != nil {
-			return res, fmt.Errorf("exec in %s: %w", s.id, gerr)
-		}
-	}
-	return res, nil
+	return session.Proc[struct{}]{
+		Status: done, // closed: a receive yields once the copy ended
+		Finish: func(struct{}) (int, error) { return s.exitCode(ctx, ex.ID) },
+		Stop: func() {
+			select {
+			case <-done:
+			case <-time.After(killGrace):
+			}
+		},
+		Close: hj.Close,
+	}, nil
 }
 
-// freshScript is the exec-mode script for req. stderr joins stdout in the
-// shell so the two stay in order, and a missing Cwd fails like a shell's cd
-// (as in the session) rather than as an engine error.
-func freshScript(req sandbox.ExecRequest) string {
-	script := "exec 2>&1\n"
-	if req.Cwd != "" {
-		script += "cd -- " + session.Quote(req.Cwd) + " || exit\n"
+func (h freshHost) Gone(ctx context.Context, err error) error { return h.s.gone(ctx, err) }
+
+// Ended: a step killed by a signal may have died with its container, and
+// the engine reports an exec it could not start because the container
+// stopped or went away ("cannot exec in a stopped state") as exit 126
+// with its message for output.
+func (h freshHost) Ended(ctx context.Context, res *sandbox.ExecResult) error {
+	switch {
+	case res.ExitCode < 0 || res.ExitCode >= 128:
+		if gerr := h.s.goneAfterSignal(context.WithoutCancel(ctx), res.ExitCode); gerr != nil {
+			return gerr
+		}
+		h.s.markOOM(ctx, res)
+	case res.ExitCode == 126:
+		if gerr := h.s.checkRunning(context.WithoutCancel(ctx)); gerr != nil {
+			return gerr
+		}
 	}
-	return script + req.Command
+	return nil
+}
+
+func (h freshHost) Kill(ctx context.Context, marker string) error {
+	return h.s.killStepErr(ctx, marker)
 }
 
 // goneAfterSignal checks whether a command that died of a signal died with

@@ -2,50 +2,23 @@ package docker
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
-	"path"
 	"sort"
-	"strings"
 
+	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
-// killStep kills every process of a timed-out step, best effort.
-func (s *Sandbox) killStep(ctx context.Context, marker string) {
-	ctx, cancel := context.WithTimeout(ctx, killGrace)
-	defer cancel()
-	if _, _, err := s.runShort(ctx, "/bin/sh", "-c", session.KillScript(marker)); err != nil {
-		s.rt.log.Warn("kill timed-out step", "sandbox", s.id, "err", err)
-	}
-}
-
-// execShell returns bash when the image has it, /bin/sh otherwise, probing
-// once per sandbox.
+// execShell returns bash when the image has it, /bin/sh otherwise.
 func (s *Sandbox) execShell(ctx context.Context) (string, error) {
-	s.shMu.Lock()
-	defer s.shMu.Unlock()
-	if s.shell != "" {
-		return s.shell, nil
-	}
-	out, _, err := s.runShort(ctx, "/bin/sh", "-c", "command -v bash || true")
-	if err != nil {
-		return "", fmt.Errorf("detect shell: %w", err)
-	}
-	s.shell = "/bin/sh"
-	if p := strings.TrimSpace(string(out)); strings.HasPrefix(p, "/") {
-		s.shell = p
-	}
-	return s.shell, nil
+	return s.shell.Shell(ctx, func(ctx context.Context) ([]byte, error) {
+		out, _, err := s.runShort(ctx, "/bin/sh", "-c", session.ProbeScript)
+		return out, err
+	})
 }
 
 // resolve makes p absolute against the workdir; empty means the workdir.
 func (s *Sandbox) resolve(p string) string {
-	if path.IsAbs(p) {
-		return path.Clean(p)
-	}
-	return path.Join(s.workdir, p)
+	return sandbox.ResolvePath(s.workdir, p)
 }
 
 // envList renders env as sorted KEY=value pairs.
@@ -56,12 +29,4 @@ func envList(env map[string]string) []string {
 	}
 	sort.Strings(l)
 	return l
-}
-
-// newMarker returns a unique RBX_STEP value for one exec-mode command. The
-// trailing dash keeps one marker from being a prefix of another.
-func newMarker() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "x" + hex.EncodeToString(b[:]) + "-"
 }

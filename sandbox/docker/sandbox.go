@@ -45,8 +45,7 @@ type Sandbox struct {
 	connMu  sync.Mutex
 	removed bool
 
-	shMu  sync.Mutex
-	shell string // exec-mode shell, detected on first use
+	shell session.ShellProbe // exec-mode shell, detected on first use
 
 	// oomSeen is the container's OOM-kill count when last read: 0 for a
 	// container created here, -1 when unknown (opened). Guarded by oomMu.
