@@ -201,20 +201,25 @@ func TestPoolKeepsItsSandboxForAPatientWaiter(t *testing.T) {
 // preparation (the fresh listing) a plain one does not keeps recycling on
 // while recycles avoid creations, and turns it off when sandboxes are
 // created anew anyway (one creation per recycle here): then every creation
-// pays the preparation for nothing.
+// pays the preparation for nothing. What counts is the recent
+// preparation: a backend that lists an image whole for its first sandbox
+// only (docker) keeps recycling on with a cheap one after.
 func TestPoolRecyclingWeighsThePreparation(t *testing.T) {
 	tests := []struct {
 		name          string
-		churn         bool // each round also creates a sandbox it then discards
+		churn         bool          // each round also creates a sandbox it then discards
+		first         time.Duration // the first creation's preparation (0: as the others)
+		prepare       time.Duration
 		wantRecycling bool
 	}{
-		{name: "recycles avoid creations", churn: false, wantRecycling: true},
-		{name: "created anew anyway", churn: true, wantRecycling: false},
+		{name: "recycles avoid creations", prepare: 30 * time.Millisecond, wantRecycling: true},
+		{name: "created anew anyway", churn: true, prepare: 30 * time.Millisecond, wantRecycling: false},
+		{name: "created anew, only the first listing dear", churn: true, first: 300 * time.Millisecond, prepare: time.Millisecond, wantRecycling: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := newFakeRuntime()
-			rt.delay, rt.prepare = 5*time.Millisecond, 30*time.Millisecond
+			rt.delay, rt.prepare, rt.firstPrepare = 5*time.Millisecond, tc.prepare, tc.first
 			instant := func(context.Context, sandbox.Sandbox) error { return nil }
 			p, err := pool.New(rt, pool.Template{Key: "k", Spec: sandbox.Spec{Image: "img", Recycle: true}}, pool.WithSize(0), pool.WithRecycle(instant))
 			require.NoError(t, err)
@@ -238,7 +243,10 @@ func TestPoolRecyclingWeighsThePreparation(t *testing.T) {
 			}
 			st := p.Stats()
 			assert.Equal(t, tc.wantRecycling, p.Recycling(), "%+v", st)
-			assert.InDelta(t, float64(rt.prepare), float64(st.PrepareMean), float64(5*time.Millisecond), "the preparation is measured")
+			assert.InDelta(t, float64(rt.prepare), float64(st.PrepareRecent), float64(5*time.Millisecond), "the recent preparation is measured")
+			if tc.first == 0 {
+				assert.InDelta(t, float64(rt.prepare), float64(st.PrepareMean), float64(5*time.Millisecond), "the preparation is measured")
+			}
 		})
 	}
 }

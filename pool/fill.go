@@ -151,8 +151,8 @@ func (p *Pool) create(ctx context.Context, slot *capacity.Slot, t *ticket) (*mem
 	}
 	p.stats.created.Add(1)
 	p.stats.createNanos.Add(int64(time.Since(start)))
-	if rp, ok := sb.(sandbox.RecyclePreparer); ok {
-		p.stats.prepareNanos.Add(int64(rp.RecyclePrepared()))
+	if rp, ok := sb.(sandbox.RecyclePreparer); ok && tmpl.Spec.Recycle {
+		p.stats.observePrepare(rp.RecyclePrepared())
 	}
 	if p.stats.returned.Load() > 0 {
 		p.stats.createdReturning.Add(1)

@@ -29,6 +29,10 @@ type fakeRuntime struct {
 	// delay is how long every Create takes; prepare is added for a
 	// recyclable one (Spec.Recycle), which reports it (RecyclePrepared).
 	delay, prepare time.Duration
+	// firstPrepare, when set, is the first recyclable Create's preparation
+	// instead of prepare (a backend that lists an image whole once).
+	firstPrepare time.Duration
+	prepared     atomic.Int64 // recyclable creations so far
 }
 
 func newFakeRuntime() *fakeRuntime { return &fakeRuntime{live: map[string]*fakeSandbox{}} }
@@ -40,8 +44,12 @@ func (r *fakeRuntime) Create(ctx context.Context, spec sandbox.Spec) (sandbox.Sa
 	time.Sleep(r.delay)
 	sb := &fakeSandbox{id: fmt.Sprintf("sb-%d", r.n.Add(1)), rt: r, labels: spec.Labels, recycle: spec.Recycle}
 	if spec.Recycle {
-		time.Sleep(r.prepare)
-		sb.prepared = r.prepare
+		d := r.prepare
+		if r.prepared.Add(1) == 1 && r.firstPrepare > 0 {
+			d = r.firstPrepare
+		}
+		time.Sleep(d)
+		sb.prepared = d
 	}
 	r.mu.Lock()
 	r.live[sb.id] = sb

@@ -124,10 +124,10 @@ func (p *Pool) recycle(m *member) bool {
 // (CreateMean less the recycling preparation a plain one does not pay)
 // and a removal. With: a recycle, plus the preparation of the creations
 // recycling did not avoid (those made after the first return, per
-// recycle) — on an image of tens of thousands of files every recyclable
-// creation pays a listing many times a recycle's cost, so a class whose
-// sandboxes are mostly created anew (classes competing for the budget)
-// is better off without. Once off it stays off: a pool that no longer
+// recycle, at the recent preparation's cost: PrepareRecent) — where every
+// recyclable creation pays a listing of tens of thousands of files, many
+// times a recycle's cost, a class whose sandboxes are mostly created anew
+// (classes competing for the budget) is better off without. Once off it stays off: a pool that no longer
 // recycles cannot measure a recycle.
 func (p *Pool) decide() {
 	st := p.Stats()
@@ -135,7 +135,7 @@ func (p *Pool) decide() {
 		return
 	}
 	plain := max(st.CreateMean-st.PrepareMean, 0) + st.RemoveMean // no removal timed yet: counted free, in the fresh sandbox's favour
-	with := st.RecycleMean + time.Duration(float64(st.PrepareMean)*float64(st.CreatedReturning)/float64(st.Recycled))
+	with := st.RecycleMean + time.Duration(float64(st.PrepareRecent)*float64(st.CreatedReturning)/float64(st.Recycled))
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.rc.on {
@@ -144,7 +144,7 @@ func (p *Pool) decide() {
 	first := !p.rc.decided
 	p.rc.decided = true
 	args := []any{"pool", p.tmpl.Key, "recycle", st.RecycleMean.Round(time.Millisecond),
-		"prepare", st.PrepareMean.Round(time.Millisecond), "created_per_recycle", float64(st.CreatedReturning) / float64(st.Recycled),
+		"prepare", st.PrepareRecent.Round(time.Millisecond), "created_per_recycle", float64(st.CreatedReturning) / float64(st.Recycled),
 		"with_recycling", with.Round(time.Millisecond), "create+remove", plain.Round(time.Millisecond)}
 	if with < plain {
 		if first {

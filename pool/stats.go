@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,12 @@ type Stats struct {
 	// creation spent preparing recycling (its fresh listing); 0 when the
 	// backend does not say (sandbox.RecyclePreparer).
 	PrepareMean time.Duration `json:"recycle_prepare_mean_ns"`
+	// PrepareRecent is the median of the last recentPrepares
+	// preparations: what the next recyclable creation is likely to cost.
+	// The first sandbox of an image lists it whole, the next ones only what
+	// their upper layer holds (docs/recycling.md), so the mean over all
+	// overstates the cost ahead.
+	PrepareRecent time.Duration `json:"recycle_prepare_recent_ns"`
 	// CreatedReturning counts the creations made after the first sandbox
 	// was given back: the ones recycling did not avoid.
 	CreatedReturning int64  `json:"created_returning"`
@@ -61,6 +68,33 @@ type counters struct {
 	prepareNanos, createdReturning, returned                               atomic.Int64
 	mu                                                                     sync.Mutex
 	lastErr                                                                error
+	prepares                                                               []time.Duration // the last recentPrepares, under mu
+}
+
+// recentPrepares is how many preparations PrepareRecent is the median of.
+const recentPrepares = 5
+
+// observePrepare records one recyclable creation's preparation.
+func (c *counters) observePrepare(d time.Duration) {
+	c.prepareNanos.Add(int64(d))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.prepares = append(c.prepares, d)
+	if len(c.prepares) > recentPrepares {
+		c.prepares = c.prepares[1:]
+	}
+}
+
+// prepareRecent is the median of the recent preparations (0: none).
+func (c *counters) prepareRecent() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.prepares) == 0 {
+		return 0
+	}
+	s := slices.Clone(c.prepares)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 func (c *counters) observeWait(d time.Duration) {
@@ -108,6 +142,7 @@ func (p *Pool) Stats() Stats {
 	s.RemoveMean = mean(c.removeNanos.Load(), s.Removed)
 	s.RecycleMean = mean(c.recycleNanos.Load(), s.Recycled)
 	s.PrepareMean = mean(c.prepareNanos.Load(), s.Created)
+	s.PrepareRecent = c.prepareRecent()
 	s.CreatedReturning = c.createdReturning.Load()
 	if err := c.lastError(); err != nil {
 		s.LastError = err.Error()

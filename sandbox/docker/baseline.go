@@ -24,6 +24,47 @@ type baselines struct {
 	// full, fps and scoped count the fresh listings taken whole, as
 	// fingerprints of a whole walk, and by a scoped walk.
 	full, fps, scoped int
+	// taking holds, per image, the channel closed when the sandbox taking
+	// its whole listing is done (see takeListing).
+	taking map[string]chan struct{}
+}
+
+// takeListing waits while another sandbox takes image's whole fresh
+// listing: the sandboxes of an image created together (a pool filling)
+// would otherwise each walk the whole image, where all but one can list
+// only their upper layer once it is held. It returns a release func when
+// this sandbox must take the whole listing itself (none held, none under
+// way), nil when the listing is held.
+func (r *Runtime) takeListing(ctx context.Context, image string) (func(), error) {
+	b := &r.baselines
+	for {
+		b.mu.Lock()
+		if r.fresh.Kept(image) {
+			b.mu.Unlock()
+			return nil, nil
+		}
+		ch, busy := b.taking[image]
+		if !busy {
+			if b.taking == nil {
+				b.taking = map[string]chan struct{}{}
+			}
+			ch = make(chan struct{})
+			b.taking[image] = ch
+			b.mu.Unlock()
+			return func() {
+				b.mu.Lock()
+				delete(b.taking, image)
+				b.mu.Unlock()
+				close(ch)
+			}, nil
+		}
+		b.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("wait for the fresh listing of %s: %w", image, ctx.Err())
+		}
+	}
 }
 
 // listingKind is how a fresh listing was taken.

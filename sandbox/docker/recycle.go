@@ -70,6 +70,15 @@ func (s *Sandbox) prepareRecycle(ctx context.Context, imageID string) error {
 // API is not used on the sandbox itself: reading a bind-mounted file
 // through it changes the file's ctime.
 func (s *Sandbox) freshListing(ctx context.Context, imageID, upper string) (*recycle.Fresh, agent.Report, error) {
+	if upper != "" {
+		release, err := s.rt.takeListing(ctx, imageID)
+		if err != nil {
+			return nil, agent.Report{}, err
+		}
+		if release != nil {
+			defer release()
+		}
+	}
 	if upper != "" && s.rt.fresh.Kept(imageID) {
 		fr, rep, err := s.scopedListing(ctx, imageID, upper)
 		if err == nil {

@@ -2,6 +2,7 @@ package docker_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,4 +126,37 @@ func TestIntegrationRecycleSessionShellAlike(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIntegrationRecycleListingTakenOnce: recyclable sandboxes of an image
+// created together (a pool filling) wait for the one that lists the image
+// whole, then list only their upper layer, where recycles are scoped.
+func TestIntegrationRecycleListingTakenOnce(t *testing.T) {
+	rt := newRecycleRuntime(t, debian)
+	spec := recyclable(debian, sandbox.ModeExec)
+	var wg sync.WaitGroup
+	sbs := make([]sandbox.Sandbox, 3)
+	errs := make([]error, 3)
+	for i := range sbs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			sbs[i], errs[i] = rt.Create(ctx, spec)
+		}()
+	}
+	wg.Wait()
+	for i, sb := range sbs {
+		if sb != nil {
+			t.Cleanup(func() { _ = sb.Remove(context.Background()) })
+		}
+		require.NoError(t, errs[i])
+	}
+	full, fps, scoped := rt.FreshListings()
+	if !scopedHere(t) { // whole walks each: the ones that start before the first ends send them whole
+		assert.Equal(t, 3, full+fps, "whole and fingerprint listings")
+		return
+	}
+	assert.Equal(t, []int{1, 0, 2}, []int{full, fps, scoped}, "whole, fingerprint and scoped listings")
 }
