@@ -92,7 +92,7 @@ var datasetRows = []struct {
 	{"start-up: process start → listening (s)", func(f settingFigures) string { return fmt.Sprintf("%.2f", f.ListeningS) }},
 	{"start-up: process start → /healthz 200 (s)", func(f settingFigures) string { return fmt.Sprintf("%.2f", f.HealthyS) }},
 	{"live sandboxes at idle", func(f settingFigures) string { return fmt.Sprint(f.IdleLive) }},
-	{"peak live sandboxes (engine, 250 ms)", func(f settingFigures) string { return fmt.Sprint(f.PeakLive) }},
+	{"peak live sandboxes (engine events)", func(f settingFigures) string { return fmt.Sprint(f.PeakLive) }},
 	{"budget (/healthz capacity.max)", func(f settingFigures) string { return budgetText(f.Budget) }},
 	{"  rbx's own peak (/healthz capacity.peak)", func(f settingFigures) string { return budgetText(f.ReportedPeak) }},
 	{"shims + rbx RSS at idle (MiB)", func(f settingFigures) string { return fmt.Sprintf("%.0f", f.IdleMemMiB) }},

@@ -15,9 +15,12 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
-// watch samples, from outside rbx, the server's running sandboxes (every
-// 250 ms, through the engine: a list every 100 ms cost the engine measurable CPU) and the memory of the shims and the server
-// (every 250 ms, from /proc) until stopped.
+// watch measures, from outside rbx, the server's running sandboxes (from
+// the engine's event stream: start and die events of containers it owns,
+// counted from one listing at the start — polling a listing every 250 ms
+// cost the engine and the benchmark a quarter of a core under load) and
+// the memory of the shims and the server (every second, from /proc) until
+// stopped.
 type watch struct {
 	mu       sync.Mutex
 	live     int // latest count
@@ -29,26 +32,18 @@ type watch struct {
 	done     sync.WaitGroup
 }
 
-// startWatch samples for the server pid; over is called once when the
-// live count passes maxLive (a safety stop on a shared engine).
+// startWatch watches the server pid; over is called once when the live
+// count passes maxLive (a safety stop on a shared engine).
 func startWatch(ctx context.Context, cli *client.Client, pid, maxLive int, over func(error)) *watch {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &watch{stop: cancel}
 	var once sync.Once
-	w.every(ctx, 250*time.Millisecond, func() error {
-		ids, err := ownedBy(ctx, cli, pid, true)
-		if err != nil {
-			return err
+	w.countLive(ctx, cli, pid, func(n int) {
+		if n > maxLive {
+			once.Do(func() { over(fmt.Errorf("%d live sandboxes over RBX_BENCH_MAX_LIVE=%d", n, maxLive)) })
 		}
-		w.mu.Lock()
-		w.live, w.peakLive = len(ids), max(w.peakLive, len(ids))
-		w.mu.Unlock()
-		if len(ids) > maxLive {
-			once.Do(func() { over(fmt.Errorf("%d live sandboxes over RBX_BENCH_MAX_LIVE=%d", len(ids), maxLive)) })
-		}
-		return nil
 	})
-	w.every(ctx, 250*time.Millisecond, func() error {
+	w.every(ctx, time.Second, func() error {
 		m, err := readMem("/proc", pid)
 		if err != nil {
 			return err
@@ -62,6 +57,50 @@ func startWatch(ctx context.Context, cli *client.Client, pid, maxLive int, over 
 		return nil
 	})
 	return w
+}
+
+// countLive keeps w.live and w.peakLive from the engine's start and die
+// events of the containers pid owns, from a listing taken once the
+// subscription is made; check gets every new count.
+func (w *watch) countLive(ctx context.Context, cli *client.Client, pid int, check func(int)) {
+	f := filters.NewArgs(filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("event", string(events.ActionStart)), filters.Arg("event", string(events.ActionDie)),
+		filters.Arg("label", sandbox.LabelManaged+"=true"))
+	msgs, errs := cli.Events(ctx, events.ListOptions{Filters: f})
+	time.Sleep(300 * time.Millisecond) // the subscription is made in the background
+	ids, err := ownedBy(ctx, cli, pid, true)
+	w.mu.Lock()
+	w.live, w.peakLive, w.err = len(ids), len(ids), err
+	w.mu.Unlock()
+	w.done.Add(1)
+	go func() {
+		defer w.done.Done()
+		for {
+			select {
+			case m := <-msgs:
+				if ownerPid(m.Actor.Attributes[sandbox.LabelOwner]) != pid {
+					continue
+				}
+				w.mu.Lock()
+				if m.Action == events.ActionStart {
+					w.live++
+				} else {
+					w.live--
+				}
+				n := w.live
+				w.peakLive = max(w.peakLive, n)
+				w.mu.Unlock()
+				check(n)
+			case err := <-errs:
+				w.mu.Lock()
+				if ctx.Err() == nil {
+					w.err = cmp.Or(w.err, fmt.Errorf("engine events: %w", err))
+				}
+				w.mu.Unlock()
+				return
+			}
+		}
+	}()
 }
 
 // every runs fn each period until ctx ends, keeping its first error.
