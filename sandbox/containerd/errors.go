@@ -3,7 +3,6 @@ package containerd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/containerd/containerd/v2/client"
@@ -20,19 +19,7 @@ var errNotManaged = errors.New("not an rbx sandbox")
 
 // engineErr maps containerd errors onto the sandbox sentinels at this
 // boundary, keeping the message and chain.
-func engineErr(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, sandbox.ErrSandboxGone), errors.Is(err, sandbox.ErrUnavailable):
-		return err
-	case cerrdefs.IsNotFound(err):
-		return fmt.Errorf("%w: %w", sandbox.ErrNotFound, err)
-	case connLost(err):
-		return fmt.Errorf("%w: %w", sandbox.ErrUnavailable, err)
-	}
-	return err
-}
+func engineErr(err error) error { return sandbox.EngineErr(err, cerrdefs.IsNotFound, connLost) }
 
 // connLost reports whether err means containerd cannot be reached.
 func connLost(err error) bool {
@@ -66,15 +53,7 @@ func (s *Sandbox) gone(ctx context.Context, err error) error {
 // settledGone calls checkRunning up to tries times, 25ms, 50ms... apart:
 // the task's exit is recorded a moment after its processes die.
 func (s *Sandbox) settledGone(ctx context.Context, tries int) error {
-	for i := 0; i < tries; i++ {
-		if i > 0 {
-			time.Sleep(time.Duration(i) * 25 * time.Millisecond)
-		}
-		if err := s.checkRunning(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+	return sandbox.SettledGone(ctx, tries, s.checkRunning)
 }
 
 // checkRunning returns a *sandbox.GoneError when the container was removed

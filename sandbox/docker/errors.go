@@ -22,19 +22,7 @@ var errNotManaged = errors.New("not an rbx sandbox")
 
 // engineErr maps engine errors onto the sandbox sentinels at this boundary,
 // keeping the engine's message and chain.
-func engineErr(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, sandbox.ErrSandboxGone), errors.Is(err, sandbox.ErrUnavailable):
-		return err // translated already
-	case cerrdefs.IsNotFound(err):
-		return fmt.Errorf("%w: %w", sandbox.ErrNotFound, err)
-	case connLost(err):
-		return fmt.Errorf("%w: %w", sandbox.ErrUnavailable, err)
-	}
-	return err
-}
+func engineErr(err error) error { return sandbox.EngineErr(err, cerrdefs.IsNotFound, connLost) }
 
 // connLost reports whether err means the engine cannot be reached or hung up:
 // the client marks failed requests, but a hijacked stream (exec attach)
@@ -76,15 +64,7 @@ func (s *Sandbox) gone(ctx context.Context, err error) error {
 
 // settledGone calls checkRunning up to tries times, 25ms, 50ms... apart.
 func (s *Sandbox) settledGone(ctx context.Context, tries int) error {
-	for i := 0; i < tries; i++ {
-		if i > 0 {
-			time.Sleep(time.Duration(i) * 25 * time.Millisecond)
-		}
-		if err := s.checkRunning(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+	return sandbox.SettledGone(ctx, tries, s.checkRunning)
 }
 
 // inspectTimeout bounds the inspection behind an error report, which runs

@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"time"
 
@@ -23,19 +22,7 @@ var errNotManaged = errors.New("not an rbx sandbox")
 const inspectTimeout = 5 * time.Second
 
 // apiErr maps API errors onto the sandbox sentinels, keeping the chain.
-func apiErr(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, sandbox.ErrSandboxGone), errors.Is(err, sandbox.ErrUnavailable):
-		return err
-	case apierrors.IsNotFound(err):
-		return fmt.Errorf("%w: %w", sandbox.ErrNotFound, err)
-	case connLost(err):
-		return fmt.Errorf("%w: %w", sandbox.ErrUnavailable, err)
-	}
-	return err
-}
+func apiErr(err error) error { return sandbox.EngineErr(err, apierrors.IsNotFound, connLost) }
 
 // connLost reports whether err means the API server cannot be reached.
 func connLost(err error) bool {
