@@ -48,14 +48,5 @@ func (s *Sandbox) oomCount(ctx context.Context) int64 {
 // the cgroup's OOM-kill counter grew since it was last read. It costs
 // nothing unless the exit code is 137.
 func (s *Sandbox) markOOM(ctx context.Context, res *sandbox.ExecResult) {
-	if res.ExitCode != exitSIGKILL || res.TimedOut {
-		return
-	}
-	n := s.oomCount(ctx)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n > s.oomSeen && n > 0 {
-		res.OOMKilled = true
-	}
-	s.oomSeen = max(s.oomSeen, n)
+	sandbox.MarkOOM(res, &s.mu, &s.oomSeen, func() int64 { return s.oomCount(ctx) })
 }

@@ -9,10 +9,6 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
-// exitSIGKILL is the status of a process killed by SIGKILL, which is how the
-// kernel OOM killer ends one.
-const exitSIGKILL = 128 + 9
-
 // oomScript prints the container cgroup's OOM-kill counter: memory.oom_control
 // on cgroup v1, memory.events on v2, both read with shell builtins so that
 // images without cat work.
@@ -30,24 +26,22 @@ const oomTimeout = 5 * time.Second
 // nothing unless the exit code is 137. For an opened container whose earlier
 // count is unknown, any OOM kill on record counts.
 func (s *Sandbox) markOOM(ctx context.Context, res *sandbox.ExecResult) {
-	if res.ExitCode != exitSIGKILL || res.TimedOut {
-		return
-	}
+	sandbox.MarkOOM(res, &s.oomMu, &s.oomSeen, func() int64 { return s.oomCount(ctx) })
+}
+
+// oomCount returns the container's OOM-kill count; -1 when it cannot be
+// read.
+func (s *Sandbox) oomCount(ctx context.Context) int64 {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), oomTimeout)
 	defer cancel()
 	out, code, err := s.runShort(ctx, "/bin/sh", "-c", oomScript)
 	if err != nil || code != 0 {
 		s.rt.log.Debug("read oom counter", "sandbox", s.id, "exit", code, "err", err)
-		return
+		return -1
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
 	if err != nil {
-		return
+		return -1
 	}
-	s.oomMu.Lock()
-	defer s.oomMu.Unlock()
-	if n > s.oomSeen && n > 0 {
-		res.OOMKilled = true
-	}
-	s.oomSeen = max(s.oomSeen, n)
+	return n
 }
