@@ -57,7 +57,7 @@ func (h freshHost) Ended(ctx context.Context, res *sandbox.ExecResult) error {
 }
 
 func (h freshHost) Kill(ctx context.Context, marker string) error {
-	return h.s.killStepErr(ctx, marker)
+	return session.Sh(h.s.sh).KillStep(ctx, marker)
 }
 
 // goneAfterSignal checks whether a command that died of a signal died with

@@ -17,7 +17,7 @@ var supervisor = []string{"/bin/sh", "-c", session.Supervisor("")}
 // openSession starts a supervised session shell in an exec and runs the
 // protocol's handshake on it.
 func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
-	c, err := session.OpenPipe(ctx, s.startSupervisor, s.killStepErr, session.WithOutputCap(s.outputCap))
+	c, err := session.OpenPipe(ctx, s.startSupervisor, session.Sh(s.sh).KillStep, session.WithOutputCap(s.outputCap))
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +38,9 @@ func (s *Sandbox) startSupervisor(ctx context.Context, stdin io.Reader, out io.W
 	return wait, nil, nil
 }
 
-func (s *Sandbox) killStepErr(ctx context.Context, marker string) error {
-	_, _, err := s.runShort(ctx, "/bin/sh", "-c", session.KillScript(marker))
+// sh runs one of rbx's own scripts (kills) with the image's /bin/sh.
+func (s *Sandbox) sh(ctx context.Context, script string) error {
+	_, _, err := s.runShort(ctx, "/bin/sh", "-c", script)
 	return err
 }
 
@@ -58,6 +59,5 @@ func (h keeperHost) MarkOOM(ctx context.Context, res *sandbox.ExecResult) {
 	h.s.markOOM(ctx, res)
 }
 func (h keeperHost) Kill(ctx context.Context, pid string) error {
-	_, _, err := h.s.runShort(ctx, "/bin/sh", "-c", "kill -9 "+pid)
-	return err
+	return session.Sh(h.s.sh).KillPID(ctx, pid)
 }

@@ -83,14 +83,7 @@ func (s *Sandbox) ImageID() string { return s.imageID }
 
 // Exec runs req in the sandbox's mode, or in req.Mode when set.
 func (s *Sandbox) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
-	req, err := req.Resolve(ctx, s.mode, s.stepTimeout)
-	if err != nil {
-		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", s.id, err)
-	}
-	if req.Mode == sandbox.ModeExec {
-		return s.execFresh(ctx, req)
-	}
-	return s.keeper.Run(ctx, req)
+	return s.keeper.Exec(ctx, req, s.mode, s.stepTimeout, s.execFresh)
 }
 
 // Remove closes the session and force-removes the container with its

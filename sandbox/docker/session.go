@@ -79,7 +79,7 @@ func (s *Sandbox) runProtocol(ctx context.Context, c *shellConn, out io.Reader) 
 	if c.supervised {
 		opts = append(opts, session.WithExitReport())
 	}
-	sh, err := session.New(ctx, c.hj.Conn, pr, s.killStepErr, opts...)
+	sh, err := session.New(ctx, c.hj.Conn, pr, session.Sh(s.sh).KillStep, opts...)
 	if err != nil {
 		c.hj.Close()
 		if ctx.Err() != nil { // the handshake saw a cancelled ctx as a timeout
@@ -113,8 +113,9 @@ func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
 	return c, nil
 }
 
-func (s *Sandbox) killStepErr(ctx context.Context, marker string) error {
-	_, _, err := s.runShort(ctx, "/bin/sh", "-c", session.KillScript(marker))
+// sh runs one of rbx's own scripts (kills) with the image's /bin/sh.
+func (s *Sandbox) sh(ctx context.Context, script string) error {
+	_, _, err := s.runShort(ctx, "/bin/sh", "-c", script)
 	return err
 }
 
@@ -133,6 +134,5 @@ func (h keeperHost) MarkOOM(ctx context.Context, res *sandbox.ExecResult) {
 	h.s.markOOM(ctx, res)
 }
 func (h keeperHost) Kill(ctx context.Context, pid string) error {
-	_, _, err := h.s.runShort(ctx, "/bin/sh", "-c", "kill -9 "+pid)
-	return err
+	return session.Sh(h.s.sh).KillPID(ctx, pid)
 }

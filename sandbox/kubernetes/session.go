@@ -45,7 +45,7 @@ func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
 }
 
 func (s *Sandbox) openSessionOnce(ctx context.Context) (session.Conn, error) {
-	c, err := session.OpenPipe(ctx, s.startSupervisor, s.killStepErr, session.WithOutputCap(s.outputCap))
+	c, err := session.OpenPipe(ctx, s.startSupervisor, session.Sh(s.sh).KillStep, session.WithOutputCap(s.outputCap))
 	if err != nil {
 		return nil, err
 	}
@@ -68,8 +68,9 @@ func (s *Sandbox) startSupervisor(ctx context.Context, stdin io.Reader, out io.W
 	return wait, pr.cancel, nil
 }
 
-func (s *Sandbox) killStepErr(ctx context.Context, marker string) error {
-	_, _, err := s.runShort(ctx, session.KillScript(marker), nil, nil)
+// sh runs one of rbx's own scripts (kills) with the pod's busybox.
+func (s *Sandbox) sh(ctx context.Context, script string) error {
+	_, _, err := s.runShort(ctx, script, nil, nil)
 	return err
 }
 
@@ -91,6 +92,5 @@ func (h keeperHost) MarkOOM(ctx context.Context, res *sandbox.ExecResult) {
 	h.s.markOOM(ctx, res)
 }
 func (h keeperHost) Kill(ctx context.Context, pid string) error {
-	_, _, err := h.s.runShort(ctx, "kill -9 "+pid, nil, nil)
-	return err
+	return session.Sh(h.s.sh).KillPID(ctx, pid)
 }
