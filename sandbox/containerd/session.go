@@ -17,11 +17,7 @@ var supervisor = []string{"/bin/sh", "-c", session.Supervisor("")}
 // openSession starts a supervised session shell in an exec and runs the
 // protocol's handshake on it.
 func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
-	c, err := session.OpenPipe(ctx, s.startSupervisor, session.Sh(s.sh).KillStep, session.WithOutputCap(s.outputCap))
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
+	return session.OpenPipe(ctx, s.startSupervisor, session.Sh(s.sh).KillStep, session.WithOutputCap(s.outputCap))
 }
 
 // startSupervisor is the session.StartExec of a containerd sandbox: the

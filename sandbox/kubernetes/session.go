@@ -20,10 +20,7 @@ var _ sandbox.SessionReopener = (*Sandbox)(nil)
 // busybox sh's "Killed"), because the exec stream's stdin ends once no
 // process holds the exec's stderr.
 func (s *Sandbox) supervisor() []string {
-	return []string{"/bin/sh", "-c", s.wrap() + session.ReadExitMarker + "; s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 >/dev/null; " +
-		"b=/bin/sh; command -v bash >/dev/null 2>&1 && b='bash --noprofile --norc'; " +
-		"(exec $s $b >&3 2>&3 3>&-); " +
-		"{ " + session.ExitScript + "; } >&3"}
+	return []string{"/bin/sh", "-c", session.SupervisorKeepingStderr(s.wrap())}
 }
 
 // openSession starts a supervised session shell in an exec and runs the
@@ -45,11 +42,7 @@ func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
 }
 
 func (s *Sandbox) openSessionOnce(ctx context.Context) (session.Conn, error) {
-	c, err := session.OpenPipe(ctx, s.startSupervisor, session.Sh(s.sh).KillStep, session.WithOutputCap(s.outputCap))
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
+	return session.OpenPipe(ctx, s.startSupervisor, session.Sh(s.sh).KillStep, session.WithOutputCap(s.outputCap))
 }
 
 // startSupervisor is the session.StartExec of a pod sandbox: the exec's

@@ -13,11 +13,11 @@ import (
 // hanging up its stdin does not end. Both are nil when err is not.
 type StartExec func(ctx context.Context, stdin io.Reader, out io.Writer) (wait func() error, stop func(), err error)
 
-// PipeConn is a Conn for a session shell in one exec under a supervisor
+// pipeConn is a Conn for a session shell in one exec under a supervisor
 // that reports its exit status: the transport of the backends whose exec
 // API takes a reader and a writer (containerd, kubernetes), piped to the
 // protocol.
-type PipeConn struct {
+type pipeConn struct {
 	shell *Shell
 	stdin *io.PipeWriter
 	out   *io.PipeReader
@@ -26,11 +26,12 @@ type PipeConn struct {
 
 // OpenPipe starts a supervised session shell with start and runs the
 // protocol's handshake on it, with WithExitReport added to opts. kill
-// kills a timed-out step's processes.
-func OpenPipe(ctx context.Context, start StartExec, kill Killer, opts ...Option) (*PipeConn, error) {
+// kills a timed-out step's processes. It returns the Conn a Host's Open
+// returns (nil, never a typed nil, on error).
+func OpenPipe(ctx context.Context, start StartExec, kill Killer, opts ...Option) (Conn, error) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &PipeConn{stdin: inW, out: outR}
+	c := &pipeConn{stdin: inW, out: outR}
 	wait, stop, err := start(ctx, inR, outW)
 	if err != nil {
 		c.Close()
@@ -56,15 +57,15 @@ func OpenPipe(ctx context.Context, start StartExec, kill Killer, opts ...Option)
 }
 
 // Shell is the protocol on the connection.
-func (c *PipeConn) Shell() *Shell { return c.shell }
+func (c *pipeConn) Shell() *Shell { return c.shell }
 
 // ExitStatus reports nothing: the supervisor reports the shell's status in
 // the step's result.
-func (c *PipeConn) ExitStatus(context.Context) (int, bool) { return 0, false }
+func (c *pipeConn) ExitStatus(context.Context) (int, bool) { return 0, false }
 
 // Close hangs up: the shell sees EOF on stdin and exits; output nobody will
 // read is discarded so that the copy does not block.
-func (c *PipeConn) Close() {
+func (c *pipeConn) Close() {
 	if c.shell != nil {
 		c.shell.Close()
 	}

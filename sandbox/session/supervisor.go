@@ -16,8 +16,19 @@ package session
 // then, when not empty, runs after the report with the supervisor's
 // original stdout on fd 3 (the docker backend keeps its container alive
 // with it).
-func Supervisor(then string) string {
-	s := ReadExitMarker + "; s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 >/dev/null 2>&1; " +
+func Supervisor(then string) string { return supervisor("", ">/dev/null 2>&1", then) }
+
+// SupervisorKeepingStderr is Supervisor for a transport whose stdin ends
+// once no process holds the exec's stderr (the kubelet's exec stream): the
+// supervisor's stderr stays open, and the caller discards what it prints
+// there. prefix runs first (an exec that has no cwd or rlimits of its own
+// sets them there); it must end with a separator.
+func SupervisorKeepingStderr(prefix string) string { return supervisor(prefix, ">/dev/null", "") }
+
+// supervisor is the supervisor's script: prefix, then the marker read,
+// the supervisor's own output sent to quiet, the shell, and then.
+func supervisor(prefix, quiet, then string) string {
+	s := prefix + ReadExitMarker + "; s=; command -v setsid >/dev/null 2>&1 && s=setsid; exec 3>&1 " + quiet + "; " +
 		"b=/bin/sh; command -v bash >/dev/null 2>&1 && b='bash --noprofile --norc'; " +
 		// A subshell, so that the redirections are the child's own: busybox
 		// sh applies a command's redirections in the parent while it waits.
