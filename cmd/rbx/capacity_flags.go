@@ -99,17 +99,13 @@ func (c *capacityFlags) resetOptions(b *capacity.Budget) []reset.Option {
 }
 
 // serveOptions adds demand-driven warming: --warm in all, at most
-// classMax per class; and recycling in place when recycle is set.
-func (c *capacityFlags) serveOptions(b *capacity.Budget, classMax int, recycle bool) []reset.Option {
+// classMax per class.
+func (c *capacityFlags) serveOptions(b *capacity.Budget, classMax int) []reset.Option {
 	warm := c.warm
 	if warm < 0 {
 		warm = b.Max()
 	}
-	opts := append(c.resetOptions(b), reset.WithWarm(warm), reset.WithClassMax(classMax), reset.WithStageAfter(2))
-	if recycle {
-		opts = append(opts, reset.WithRecycle(reset.RecycleInPlace))
-	}
-	return opts
+	return append(c.resetOptions(b), reset.WithWarm(warm), reset.WithClassMax(classMax), reset.WithStageAfter(2))
 }
 
 // findAgent sets the runtime's recycling agent for --recycle auto, or says

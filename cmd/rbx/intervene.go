@@ -15,6 +15,7 @@ import (
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/rollout"
 	"github.com/rbx-sandbox/rbx/server/client"
+	"github.com/rbx-sandbox/rbx/task"
 )
 
 // interveneOptions are the flags of `rbx intervene`: the policy's as in
@@ -165,8 +166,8 @@ func runIntervene(ctx context.Context, s Streams, log *slog.Logger, o *intervene
 	if o.server != "" {
 		return runInterveneServed(ctx, s, o, ld, pol, iv, opts)
 	}
-	st, err := openEpisodeStack(ctx, s, log, stackConfig{command: "intervene", rt: o.rt, services: o.services,
-		capacity: &o.capacity, task: ld.task, concurrency: o.concurrency})
+	st, err := openStack(ctx, s, log, "intervene", o.rt, []*task.Task{ld.task},
+		withServiceFlags(o.services), episodeOptions(&o.capacity, o.concurrency))
 	if err != nil {
 		return err
 	}

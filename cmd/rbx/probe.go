@@ -13,6 +13,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/policy"
 	"github.com/rbx-sandbox/rbx/probe"
+	"github.com/rbx-sandbox/rbx/task"
 )
 
 // probeOptions are the flags of `rbx probe`.
@@ -175,12 +176,8 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	if err != nil {
 		return err
 	}
-	cache, err := o.prefix.options(log, o.concurrency)
-	if err != nil {
-		return err
-	}
-	st, err := openEpisodeStack(ctx, s, log, stackConfig{command: "probe", rt: o.rt, services: o.services,
-		capacity: &o.capacity, task: ld.task, concurrency: o.concurrency, reset: cache})
+	st, err := openStack(ctx, s, log, "probe", o.rt, []*task.Task{ld.task}, withPrefixCache(&o.prefix, o.concurrency),
+		withServiceFlags(o.services), episodeOptions(&o.capacity, o.concurrency))
 	if err != nil {
 		return err
 	}

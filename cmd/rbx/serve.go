@@ -12,14 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rbx-sandbox/rbx/capacity"
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/curriculum/store"
 	"github.com/rbx-sandbox/rbx/dashboard"
-	"github.com/rbx-sandbox/rbx/pool"
 	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/replayer"
-	"github.com/rbx-sandbox/rbx/reset"
+	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/server"
 )
 
@@ -189,29 +187,19 @@ func parseStrategy(name string) (curriculum.Strategy, error) {
 	return "", usageError("--strategy %q: expected sequential, heuristic, parallel or search-learn", name)
 }
 
-// newServeResetter builds the replayer and resetter serve uses: a large
-// output excerpt, since observations go to a policy.
-func newServeResetter(rt pool.Creator, o *serveOptions, b *capacity.Budget, recycle bool, log *slog.Logger) (*replayer.Replayer, *reset.Resetter, error) {
-	services, err := parseServices(o.services)
-	if err != nil {
-		return nil, nil, err
-	}
-	rp, err := replayer.New(replayer.WithCompare(replayer.Comparison(o.compare)), replayer.WithServices(services),
-		replayer.WithLogger(log), replayer.WithExcerpt(64<<10))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: --compare: %w", errUsage, err)
-	}
+// stackOptions are serve's stack: a large output excerpt, since
+// observations go to a policy; orphans reaped at start and every minute;
+// every task's image present before the first reset; warm pools shared
+// out of the budget by demand; recycling per --recycle.
+func (o *serveOptions) stackOptions(s Streams) []stackOption {
 	stage := o.pool // --prefix-cache-stage -1: as many as a class keeps, or a group of 8
 	if stage == 0 {
 		stage = 8
 	}
-	cache, err := o.prefix.options(log, stage)
-	if err != nil {
-		return nil, nil, err
-	}
-	opts := append(cache, reset.WithPoolOptions(pool.WithSize(o.pool)), reset.WithLogger(log))
-	rs, err := reset.New(rt, rp, append(opts, o.capacity.serveOptions(b, o.pool, recycle)...)...)
-	return rp, rs, err
+	return []stackOption{withServiceFlags(o.services), withCompare(o.compare), withReplayer(replayer.WithExcerpt(64 << 10)),
+		withPrefixCache(&o.prefix, stage), withOrphansReaped(), withReapLoop(), withImages(),
+		withBudget(&o.capacity), withWarming(o.pool), withResetter(o.pool),
+		withRecycling(func(rt sandbox.Runtime) bool { return o.capacity.recycling(s.ErrOut, rt, o.rt.agent) })}
 }
 
 // openServeState opens the curriculum database with the chosen strategy
@@ -245,31 +233,18 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 		return err
 	}
 	o.capacity.findAgent(s.ErrOut, &o.rt)
-	rt, err := openRuntime(ctx, o.rt, s.ErrOut, log)
+	b, err := newStack(s, log, "serve", o.rt, o.stackOptions(s)...)
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
-	reapOrphans(ctx, rt, s.ErrOut)
-	reapCtx, stopReap := context.WithCancel(ctx)
-	defer stopReap()
-	go server.ReapLoop(reapCtx, rt, server.FirstReap, server.ReapEvery, reapReport(rt.Name(), s.ErrOut))
-	for _, img := range server.Images(entries) {
-		if err := ensureImage(ctx, rt, o.rt, img); err != nil {
-			return err
-		}
-	}
-	budget, err := o.capacity.budget(s.ErrOut, "serve", server.Tasks(entries))
+	st, err := b.open(ctx, server.Tasks(entries)...)
 	if err != nil {
 		return err
 	}
-	rp, rs, err := newServeResetter(rt, o, budget, o.capacity.recycling(s.ErrOut, rt, o.rt.agent), log)
-	if err != nil {
-		return err
-	}
+	rt := st.rt
 	eng, db, err := openServeState(ctx, o)
 	if err != nil {
-		return errors.Join(err, rs.Close(context.WithoutCancel(ctx)))
+		return errors.Join(err, st.closeWithin(context.WithoutCancel(ctx)))
 	}
 	opts := []server.Option{server.WithToken(token), server.WithEpisodeTTL(o.ttl),
 		server.WithMaxInterventionShare(o.maxShare), server.WithMaxGroup(o.maxGroup), server.WithMaxEpisodes(o.maxOpen), server.WithMaxBody(o.maxBody),
@@ -280,9 +255,9 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if o.rock.enabled {
 		opts = append(opts, o.rock.option(rt))
 	}
-	srv, err := server.New(ctx, rs, rp, eng, entries, opts...)
+	srv, err := server.New(ctx, st.rs, st.rp, eng, entries, opts...)
 	if err != nil {
-		return errors.Join(err, rs.Close(context.WithoutCancel(ctx)), db.Close())
+		return errors.Join(err, st.closeWithin(context.WithoutCancel(ctx)), db.Close())
 	}
 	if n := srv.Lost(); n > 0 {
 		fmt.Fprintf(s.ErrOut, "%d episode(s) open in a previous run were lost (GET /v1/episodes?state=lost)\n", n)
@@ -297,14 +272,14 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 		}
 	}
 	if err == nil {
-		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, budget %d sandboxes, prefix cache %s, state %s\n", len(entries), eng.Strategy(), rt.Name(), budget.Max(), o.prefix.mode, o.state)
+		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, budget %d sandboxes, prefix cache %s, state %s\n", len(entries), eng.Strategy(), rt.Name(), st.budget.Max(), o.prefix.mode, o.state)
 		fmt.Fprintf(s.Out, "listening on %s\n", url)
 		err = server.Listen(ctx, ln, h, o.drain)
 	}
-	// Drain: every sandbox removed, journal and curriculum closed.
+	// Drain: every sandbox removed; runtime, journal and curriculum closed.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
-	err = errors.Join(err, srv.Close(cctx), rs.Close(cctx), db.Close())
+	err = errors.Join(err, srv.Close(cctx), st.closeWithin(cctx), db.Close())
 	fmt.Fprintln(s.ErrOut, "rbx serve: drained")
 	return err
 }
