@@ -107,17 +107,16 @@ func (o *prefilterOptions) validate() error {
 	return nil
 }
 
-func runPrefilter(ctx context.Context, s Streams, log *slog.Logger, o *prefilterOptions) error {
+func runPrefilter(ctx context.Context, s Streams, log *slog.Logger, o *prefilterOptions) (err error) {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	services, err := parseServices(o.services)
+	// Each task's image is checked when its item is judged (imageCheck), so
+	// that a missing one rejects the item instead of stopping the run.
+	b, err := newStack(s, log, "prefilter", o.rt, withServiceFlags(o.services), withCompare(o.compare),
+		withOrphansReaped(), withBudget(&o.capacity))
 	if err != nil {
 		return err
-	}
-	rp, err := replayer.New(replayer.WithCompare(replayer.Comparison(o.compare)), replayer.WithServices(services), replayer.WithLogger(log))
-	if err != nil {
-		return fmt.Errorf("%w: --compare: %w", errUsage, err)
 	}
 	items, err := discover(s.ErrOut, o)
 	if err != nil {
@@ -135,23 +134,19 @@ func runPrefilter(ctx context.Context, s Streams, log *slog.Logger, o *prefilter
 			opts = append(opts, prefilter.WithPrevious(prev))
 		}
 	}
-	rt, err := openRuntime(ctx, o.rt, s.ErrOut, log)
-	if err != nil {
-		return err
-	}
-	defer rt.Close()
-	reapOrphans(ctx, rt, s.ErrOut)
 	tasks := make([]*task.Task, 0, len(items))
 	for _, it := range items {
 		if it.Task != nil {
 			tasks = append(tasks, it.Task)
 		}
 	}
-	budget, err := o.capacity.budget(s.ErrOut, "prefilter", tasks)
+	st, err := b.open(ctx, tasks...)
 	if err != nil {
 		return err
 	}
-	opts = append(opts, prefilter.WithBudget(budget))
+	defer func() { err = errors.Join(err, st.Close(ctx)) }()
+	rt, rp := st.rt, st.rp
+	opts = append(opts, prefilter.WithBudget(st.budget))
 	prog := newPrefilterProgress(s.ErrOut, len(items)*o.repeats)
 	opts = append(opts, prefilter.WithImageCheck(imageCheck(rt, o.rt)), prefilter.WithProgress(prog.update))
 	fmt.Fprintf(s.ErrOut, "prefilter: %d trajectories × %d repeats on %s, concurrency %d\n", len(items), o.repeats, rt.Name(), o.concurrency)

@@ -80,7 +80,8 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 	if o.output != "table" && o.output != "json" {
 		return usageError("--output %q: expected table or json", o.output)
 	}
-	services, err := parseServices(o.services)
+	tbl := newStepTable(s.Out, o.output == "table")
+	b, err := newStack(s, log, "replay", o.rt, withServiceFlags(o.services), withCompare(o.compare), withReplayer(replayer.WithStepHook(tbl.row)))
 	if err != nil {
 		return err
 	}
@@ -95,17 +96,12 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 	if err := replayer.CheckCheckpoint(in.traj, k); err != nil {
 		return fmt.Errorf("%s: --to: %w", o.trajectory, err)
 	}
-	tbl := newStepTable(s.Out, o.output == "table")
-	rp, err := replayer.New(replayer.WithCompare(replayer.Comparison(o.compare)), replayer.WithServices(services),
-		replayer.WithLogger(log), replayer.WithStepHook(tbl.row))
-	if err != nil {
-		return fmt.Errorf("%w: --compare: %w", errUsage, err)
-	}
-	rt, err := openRuntime(ctx, o.rt, s.ErrOut, log)
+	st, err := b.open(ctx)
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
+	defer func() { err = errors.Join(err, st.Close(ctx)) }()
+	rt, rp := st.rt, st.rp
 	res := &replayResult{Runtime: rt.Name()}
 	if o.keep { // rbx gc and serve start-up spare kept sandboxes
 		in.labels = map[string]string{sandbox.LabelKeep: "true"}

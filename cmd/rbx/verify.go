@@ -67,11 +67,12 @@ func runVerify(ctx context.Context, s Streams, log *slog.Logger, o *verifyOption
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	rt, err := openRuntime(ctx, o.replay.rt, s.ErrOut, log)
+	st, err := openStack(ctx, s, log, "verify", o.replay.rt, nil) // the runtime is all verify uses
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
+	defer func() { err = errors.Join(err, st.Close(ctx)) }()
+	rt := st.rt
 	var sb sandbox.Sandbox
 	if o.sandbox != "" {
 		if sb, err = rt.Open(ctx, o.sandbox); err != nil {
