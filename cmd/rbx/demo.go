@@ -102,15 +102,12 @@ func runDemo(ctx context.Context, s Streams, log *slog.Logger, o *demoOptions) (
 	if path, err := recycle.FindAgent(); err == nil {
 		o.rt.agent = path
 	}
-	rt, err := openRuntime(ctx, o.rt, s.ErrOut, log)
+	st, err := openStack(ctx, s, log, "demo", o.rt, nil, withServices(map[string]string{"otp": otpURL}))
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
-	rp, err := replayer.New(replayer.WithServices(map[string]string{"otp": otpURL}), replayer.WithLogger(log))
-	if err != nil {
-		return err
-	}
+	defer func() { err = errors.Join(err, st.Close(ctx)) }()
+	rt, rp := st.rt, st.rp
 	paths, err := fs.Glob(os.DirFS(dir), "*/trajectory.json")
 	if err != nil {
 		return err
@@ -155,7 +152,7 @@ func runDemo(ctx context.Context, s Streams, log *slog.Logger, o *demoOptions) (
 	if err := demoPrefilter(ctx, s, rt, rp, dir); err != nil {
 		return err
 	}
-	return demoServe(ctx, s, log, rt, rp, dir, "run-sh-path", o)
+	return demoServe(ctx, s, log, st, dir, "run-sh-path", o)
 }
 
 // demoCheckpoints picks the start, a middle checkpoint and the last servable one.

@@ -16,9 +16,6 @@ import (
 	"github.com/rbx-sandbox/rbx/curriculum/sim"
 	"github.com/rbx-sandbox/rbx/dashboard"
 	"github.com/rbx-sandbox/rbx/policy"
-	"github.com/rbx-sandbox/rbx/pool"
-	"github.com/rbx-sandbox/rbx/replayer"
-	"github.com/rbx-sandbox/rbx/reset"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/server"
 	"github.com/rbx-sandbox/rbx/server/client"
@@ -29,7 +26,7 @@ import (
 // from k = 0 only, and from the checkpoints the curriculum serves. It
 // prints their progress and the final policies' success from k = 0, and
 // plots both runs (the seed's figures).
-func demoServe(ctx context.Context, s Streams, log *slog.Logger, rt sandbox.Runtime, rp *replayer.Replayer, dir, example string, o *demoOptions) error {
+func demoServe(ctx context.Context, s Streams, log *slog.Logger, st *stack, dir, example string, o *demoOptions) error {
 	in, err := loadTrajectory(filepath.Join(dir, example, "trajectory.json"), "", "")
 	if err != nil {
 		return err
@@ -42,16 +39,18 @@ func demoServe(ctx context.Context, s Streams, log *slog.Logger, rt sandbox.Runt
 	if err := eng.Register(curriculum.FromTrajectory(in.task.ID, in.traj)); err != nil {
 		return err
 	}
-	ropts := []reset.Option{reset.WithLogger(log), reset.WithPoolOptions(pool.WithSize(2))}
-	if o.rt.agent != "" && sandbox.FeaturesOf(rt).Recycle {
-		ropts = append(ropts, reset.WithRecycle(reset.RecycleInPlace))
+	// Only this stage resets, so only it has a resetter, closed at its end.
+	rs, err := st.newResetter(withResetter(2), withRecycling(func(rt sandbox.Runtime) bool {
+		if o.rt.agent == "" || !sandbox.FeaturesOf(rt).Recycle {
+			return false
+		}
 		fmt.Fprintf(s.ErrOut, "demo: recycling ended episodes' sandboxes in place (agent %s)\n", o.rt.agent)
-	}
-	rs, err := reset.New(rt, rp, ropts...)
+		return true
+	}))
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(ctx, rs, rp, eng, []server.Entry{{Task: in.task, Ref: in.traj}}, server.WithLogger(log))
+	srv, err := server.New(ctx, rs, st.rp, eng, []server.Entry{{Task: in.task, Ref: in.traj}}, server.WithLogger(log))
 	if err != nil {
 		return err
 	}
