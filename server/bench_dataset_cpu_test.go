@@ -16,8 +16,9 @@ const userHZ = 100
 
 // cpuCategories are the processes the dataset benchmark charges CPU to,
 // in the report's order: the server, the engine's daemons, the shims (and
-// the runc processes they reap), the FUSE filesystems of fuse-overlayfs,
-// and everything else (the driver, the benchmark itself).
+// the runc processes they reap; a shim that exits is reaped by init, so
+// init's reaped time counts here too), the FUSE filesystems of
+// fuse-overlayfs, and everything else (the driver, the benchmark itself).
 var cpuCategories = []string{"rbx", "dockerd", "containerd", "shims", "fuse-overlayfs", "other"}
 
 // cpuSample is one reading of CPU time, in ticks: the machine's busy time
@@ -30,29 +31,36 @@ type cpuSample struct {
 type procCPU struct {
 	category string
 	start    string // the process's start time, to tell a reused pid
-	ticks    int64
+	ticks    int64  // own and reaped children's
+	// reapedTo, when set, is where the reaped children's part goes
+	// (reaped of them): init's orphans are exited shims.
+	reapedTo string
+	reaped   int64
 }
 
 // parseProcStat reads a /proc/PID/stat line: the command name, the start
-// time and utime+stime+cutime+cstime.
-func parseProcStat(line string) (comm, start string, ticks int64, err error) {
+// time, utime+stime+cutime+cstime and of that cutime+cstime.
+func parseProcStat(line string) (comm, start string, ticks, reaped int64, err error) {
 	open, end := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
 	if open < 0 || end < open {
-		return "", "", 0, fmt.Errorf("stat %q: no (comm)", clip(line))
+		return "", "", 0, 0, fmt.Errorf("stat %q: no (comm)", clip(line))
 	}
 	comm = line[open+1 : end]
 	f := strings.Fields(line[end+1:]) // f[0] is field 3 (state)
 	if len(f) < 20 {
-		return "", "", 0, fmt.Errorf("stat %q: %d fields after comm, want 20", clip(line), len(f))
+		return "", "", 0, 0, fmt.Errorf("stat %q: %d fields after comm, want 20", clip(line), len(f))
 	}
 	for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime (fields 14-17)
 		v, err := strconv.ParseInt(f[i], 10, 64)
 		if err != nil {
-			return "", "", 0, fmt.Errorf("stat %q: field %d: %w", clip(line), i+3, err)
+			return "", "", 0, 0, fmt.Errorf("stat %q: field %d: %w", clip(line), i+3, err)
 		}
 		ticks += v
+		if i >= 13 {
+			reaped += v
+		}
 	}
-	return comm, f[19], ticks, nil
+	return comm, f[19], ticks, reaped, nil
 }
 
 func clip(s string) string {
@@ -121,11 +129,15 @@ func readCPU(procRoot string, server int) (cpuSample, error) {
 		} else if err != nil {
 			return cpuSample{}, err
 		}
-		comm, start, ticks, err := parseProcStat(strings.TrimSpace(string(data)))
+		comm, start, ticks, reaped, err := parseProcStat(strings.TrimSpace(string(data)))
 		if err != nil {
 			return cpuSample{}, err
 		}
-		s.procs[pid] = procCPU{category: categoryOf(pid, server, comm), start: start, ticks: ticks}
+		p := procCPU{category: categoryOf(pid, server, comm), start: start, ticks: ticks}
+		if pid == 1 {
+			p.ticks, p.reaped, p.reapedTo = ticks-reaped, reaped, "shims"
+		}
+		s.procs[pid] = p
 	}
 	return s, nil
 }
@@ -138,11 +150,14 @@ func readCPU(procRoot string, server int) (cpuSample, error) {
 func cpuSpent(a, b cpuSample) (busy float64, by map[string]float64) {
 	by = map[string]float64{}
 	for pid, p := range b.procs {
-		d := p.ticks
+		d, r := p.ticks, p.reaped
 		if o, ok := a.procs[pid]; ok && o.start == p.start {
-			d -= o.ticks
+			d, r = d-o.ticks, r-o.reaped
 		}
 		by[p.category] += float64(d) / userHZ
+		if p.reapedTo != "" {
+			by[p.reapedTo] += float64(r) / userHZ
+		}
 	}
 	return float64(b.busy-a.busy) / userHZ, by
 }
