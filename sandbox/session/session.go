@@ -97,8 +97,15 @@ func WithExitReport() Option {
 }
 
 // WithGrace sets how long a killed step may take to report back before the
-// shell is declared broken (default 2s).
+// shell is declared broken (default defaultGrace).
 func WithGrace(d time.Duration) Option { return func(s *Shell) { s.grace = d } }
+
+// defaultGrace is how long a killed step may take to report back. The kill
+// and the report each start processes: on a loaded 2-core host (load 13 and
+// more, a dataset benchmark's) they took longer than the 2 s this was, and
+// healthy sessions were declared broken; a shell that really stopped
+// answering (a builtin loop) is only found out that much later.
+const defaultGrace = 5 * time.Second
 
 // New starts the protocol on a shell whose stdin is w and whose stdout (with
 // stderr merged or not) is r, and waits for it to answer. kill is used on
@@ -106,7 +113,7 @@ func WithGrace(d time.Duration) Option { return func(s *Shell) { s.grace = d } }
 func New(ctx context.Context, w io.Writer, r io.Reader, kill Killer, opts ...Option) (*Shell, error) {
 	s := &Shell{
 		stdin: w, chunks: make(chan []byte, 16), killNonce: secret(6),
-		kill: kill, outputCap: sandbox.DefaultOutputCap, grace: 2 * time.Second,
+		kill: kill, outputCap: sandbox.DefaultOutputCap, grace: defaultGrace,
 		closed: make(chan struct{}),
 	}
 	for _, o := range opts {
