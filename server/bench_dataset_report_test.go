@@ -38,7 +38,7 @@ type settingFigures struct {
 	// while the driver ran; CPUByPerEp, by process category (cpuCategories).
 	CPUPerEp   float64            `json:"cpu_s_per_episode"`
 	CPUByPerEp map[string]float64 `json:"cpu_s_per_episode_by,omitempty"`
-	Note         string   `json:"note,omitempty"`
+	Note       string             `json:"note,omitempty"`
 }
 
 // fill sets the driver's figures and the ratios derived from them.
