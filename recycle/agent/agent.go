@@ -34,7 +34,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var err error
 	switch args[0] {
 	case "init":
-		return Init(args[1:], stderr)
+		return Init(args[1:], stdin, stdout, stderr)
 	case "scan":
 		err = scan(args[1:], stdin, stdout)
 	case "recycle":

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,32 +14,51 @@ import (
 // a child in its own process group, reaps every zombie forever, and stays
 // when the child exits (docker-init would exit, ending the container). On
 // SIGTERM or SIGINT it forwards the signal to the child's group and exits,
-// so that stopping the container still works.
-func Init(args []string, stderr io.Writer) int {
+// so that stopping the container still works. With -mux it serves the
+// host's channels (see MuxOpen) on stdin and stdout.
+func Init(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	mux := len(args) > 0 && args[0] == "-mux"
+	if mux {
+		args = args[1:]
+	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
 	// The Go runtime would exit on these; a policy sending them to PID 1
-	// must not end the container.
-	signal.Ignore(unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2, unix.SIGPIPE, unix.SIGALRM,
+	// must not end the container. They are caught, not ignored: an ignored
+	// signal stays ignored in the processes PID 1 spawns, a caught one is
+	// reset by their exec.
+	quiet := make(chan os.Signal, 16)
+	signal.Notify(quiet, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2, unix.SIGPIPE, unix.SIGALRM,
 		unix.SIGVTALRM, unix.SIGPROF, unix.SIGXCPU, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU)
+	go func() {
+		for range quiet {
+		}
+	}()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, unix.SIGTERM, unix.SIGINT, unix.SIGCHLD)
+	rp := newReaper()
 	child := 0
 	if len(args) > 0 {
-		p, err := os.StartProcess(args[0], args, &os.ProcAttr{
+		pid, _, err := rp.start(args[0], args, &os.ProcAttr{
 			Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 			Sys:   &syscall.SysProcAttr{Setpgid: true},
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "rbx-agent init: %v\n", err)
 		} else {
-			child = p.Pid
+			child = pid
 		}
+	}
+	if mux {
+		go func() {
+			err := serveMux(rp, stdin, stdout)
+			fmt.Fprintf(stderr, "rbx-agent init: mux: %v\n", err)
+		}()
 	}
 	for s := range sigs {
 		if s == unix.SIGCHLD {
-			reap()
+			rp.reap()
 			continue
 		}
 		if child > 0 {
@@ -49,18 +67,4 @@ func Init(args []string, stderr io.Writer) int {
 		return 128 + int(s.(syscall.Signal))
 	}
 	return 0
-}
-
-// reap collects every exited child without blocking.
-func reap() {
-	for {
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if pid <= 0 || err != nil {
-			return
-		}
-	}
 }

@@ -68,7 +68,10 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	cfg := r.containerConfig(spec)
 	switch {
 	case spec.Recycle:
-		cfg.Entrypoint = []string{AgentPath, "init"} // the session shell is an exec (see startRecyclable)
+		// The first session shell is an exec (see startRecyclable); PID 1
+		// serves the mux on the container's own streams.
+		cfg.Entrypoint = []string{AgentPath, "init", "-mux"}
+		cfg.OpenStdin, cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr = true, true, true, true
 		cfg.User = ""                                // the image's, root: commands run as Spec.User (see Sandbox.execUser)
 	case spec.Mode == sandbox.ModeSession:
 		cfg.Entrypoint = mainSession()
@@ -99,6 +102,14 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 				sess.Close()
 			}
 		}()
+	}
+	if spec.Recycle {
+		// Attached before start: PID 1 reads its first frame from us.
+		hj, err := r.cli.ContainerAttach(ctx, created.ID, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+		if err != nil {
+			return nil, fmt.Errorf("attach agent: %w", engineErr(err))
+		}
+		sb.mux = newAgentMux(hj)
 	}
 	if err := r.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return nil, fmt.Errorf("start: %w", engineErr(err))

@@ -19,7 +19,7 @@ const killGrace = 2 * time.Second
 // execFresh runs req in a new exec (exec mode): nothing persists between
 // commands (see session.Fresh).
 func (s *Sandbox) execFresh(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
-	f := session.Fresh[struct{}]{ID: s.id, OutputCap: s.outputCap, Log: s.rt.log, Host: freshHost{s}}
+	f := session.Fresh[struct{}]{ID: s.id, OutputCap: s.outputCap, Log: s.rt.log, Host: s.freshHostFor()}
 	return f.Run(ctx, req)
 }
 

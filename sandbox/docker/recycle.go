@@ -178,17 +178,21 @@ func (s *Sandbox) recycleErr(reason string, err error) error {
 	return &sandbox.RecycleError{ID: s.id, Reason: reason, Err: err}
 }
 
-// recycle is Recycle's scan, restore and verification, in one agent exec
-// (see the agent's recycle command), which in session mode then becomes
-// the next session shell; reason names the failing part.
+// recycle is Recycle's scan, restore and verification, in PID 1 (see
+// recycleMux) or else in one agent exec (see the agent's recycle command),
+// which in session mode then becomes the next session shell; reason names
+// the failing part.
 func (s *Sandbox) recycle(ctx context.Context, st *recycleState) (rep sandbox.RecycleReport, reason string, err error) {
 	s.keeper.Close() // the shell dies with the rest; a fresh one opens after
 	args := []string{"recycle"}
-	if st.shell != nil {
-		args = append(args, "-session")
-	}
 	if st.upper != "" {
 		args = append(args, "-scoped")
+	}
+	if s.mux.alive() {
+		return s.recycleMux(ctx, st, args)
+	}
+	if st.shell != nil {
+		args = append(args, "-session")
 	}
 	actx, cancel := context.WithTimeout(ctx, agentTimeout)
 	defer cancel()
@@ -196,7 +200,7 @@ func (s *Sandbox) recycle(ctx context.Context, st *recycleState) (rep sandbox.Re
 	if err != nil {
 		return rep, "scan", err
 	}
-	reason, terr := s.restore(ctx, st, c, &rep)
+	reason, terr := s.restore(ctx, st, c.hj.Conn, c.out, &rep)
 	if terr != nil || st.shell == nil {
 		defer c.close()
 		if err := c.wait(actx, terr); err != nil {
@@ -213,11 +217,31 @@ func (s *Sandbox) recycle(ctx context.Context, st *recycleState) (rep sandbox.Re
 	return rep, "", nil
 }
 
+// recycleMux is recycle through PID 1's mux: the recycle runs in PID 1,
+// then PID 1 spawns the next session shell; no exec is created.
+func (s *Sandbox) recycleMux(ctx context.Context, st *recycleState, args []string) (rep sandbox.RecycleReport, reason string, err error) {
+	reason = "scan"
+	err = s.runAgentStream(ctx, args, func(in io.Writer, out io.Reader) error {
+		var terr error
+		reason, terr = s.restore(ctx, st, in, out, &rep)
+		return terr
+	})
+	if err != nil {
+		return rep, reason, err
+	}
+	if st.shell != nil {
+		if err := s.spawnSession(ctx, st.shell); err != nil {
+			return rep, "session", err
+		}
+	}
+	rep.Entries = st.fresh.Len()
+	return rep, "", nil
+}
+
 // restore is the talk of a recycle: fingerprints out, changes in, plan
 // out, the restored entries in and accepted; reason names the part that
 // failed.
-func (s *Sandbox) restore(ctx context.Context, st *recycleState, c *agentConn, rep *sandbox.RecycleReport) (string, error) {
-	in, out := c.hj.Conn, c.out
+func (s *Sandbox) restore(ctx context.Context, st *recycleState, in io.Writer, out io.Reader, rep *sandbox.RecycleReport) (string, error) {
 	var scope *agent.Scope
 	var dirs [][]byte
 	if st.upper != "" {

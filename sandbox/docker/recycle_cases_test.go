@@ -36,9 +36,14 @@ func episodes(image string) []episode {
 		perms = `chown 65534:65534 /usr/bin && chmod 4777 /root && chmod 000 /etc && echo ok`
 		del = `rm /etc/passwd /usr/bin/yes && rm -rf /usr/share/doc/apt && ln /etc/group /tmp/hl && echo ok`
 		// Small trees: a restore reads each file of the image through the
-		// archive API.
+		// archive API. The rm -rf between the moves: on fuse-overlayfs a
+		// directory recreated over the image's (as a recycle restores
+		// one, or rm -rf + mkdir in any sandbox) is opaque, and moving it
+		// away brings the image's back instead of leaving it deleted
+		// (docs/recycling.md, residuals).
 		trees = `rm -rf /usr/share/doc/adduser && mkdir -p /usr/share/doc/adduser/new && ` +
-			`mv /usr/share/doc/ca-certificates /tmp/ca && mv /usr/share/doc/liberror-perl /usr/share/doc/ca-certificates && ` +
+			`mv /usr/share/doc/ca-certificates /tmp/ca && rm -rf /usr/share/doc/ca-certificates && ` +
+			`mv /usr/share/doc/liberror-perl /usr/share/doc/ca-certificates && ` +
 			`echo x > /usr/share/perl5/Debconf/new && echo ok`
 	}
 	eps := []episode{
@@ -63,10 +68,10 @@ func episodes(image string) []episode {
 		// A deleted device node cannot be recreated: the sandbox has no
 		// CAP_MKNOD, so the restore fails and Recycle says so.
 		{"device-deleted", `rm /dev/full && echo ok`, true},
-		// The engine reads the sandbox's /etc/group to start any exec (the
-		// agent's included) and fails when it is not a file: the scan
-		// cannot start, and Recycle says so.
-		{"etc-group-dir", `rm /etc/group && mkdir /etc/group && echo ok`, true},
+		// The engine reads the sandbox's /etc/group to start any exec and
+		// fails when it is not a file; the recycle runs in PID 1 through
+		// its mux, starts no exec, and restores the file.
+		{"etc-group-dir", `rm /etc/group && mkdir /etc/group && echo ok`, false},
 	}
 	for i := range eps {
 		eps[i].cmd = strings.ReplaceAll(eps[i].cmd, "{ipc}", ipc)

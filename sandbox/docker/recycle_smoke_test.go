@@ -24,7 +24,7 @@ func TestIntegrationRecycleUser(t *testing.T) {
 	fresh := digest(t, sb)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: "echo hi > f && mkdir -p .x && chmod 000 .x && sleep 1000 >/dev/null 2>&1 & echo ok"})
+	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: "echo hi > f; mkdir -p .x; chmod 000 .x; sleep 1000 >/dev/null 2>&1 & echo ok"})
 	require.NoError(t, err)
 	require.Contains(t, string(res.Output), "ok")
 	rep, err := sb.(sandbox.Recycler).Recycle(ctx)

@@ -61,6 +61,8 @@ type Sandbox struct {
 
 	// rec is the fresh state of a recyclable sandbox (Spec.Recycle); nil otherwise.
 	rec *recycleState
+	// mux talks with a recyclable sandbox's PID 1, the agent; nil otherwise.
+	mux *agentMux
 }
 
 func newSandbox(r *Runtime, id string, spec sandbox.Spec) *Sandbox {
@@ -94,6 +96,7 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	s.connMu.Unlock()
 	s.keeper.Close() // a step still running sees EOF, then ErrSandboxGone
 	s.releaseRecycle()
+	defer s.mux.close()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	err := s.rt.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true})

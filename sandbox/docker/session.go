@@ -9,6 +9,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 
+	"github.com/rbx-sandbox/rbx/recycle/agent"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
@@ -23,6 +24,25 @@ type shellConn struct {
 	execID     string
 	supervised bool // the container's own shell, whose supervisor reports its exit
 	hj         types.HijackedResponse
+	mc         *muxChan // instead of hj: a shell PID 1 spawned (see spawnSession)
+}
+
+// input is where the shell's stdin is written.
+func (c *shellConn) input() io.Writer {
+	if c.mc != nil {
+		return c.mc
+	}
+	return c.hj.Conn
+}
+
+// hangUp ends the shell's stdin and releases its stream.
+func (c *shellConn) hangUp() {
+	if c.mc != nil {
+		_ = c.mc.CloseWrite()
+		c.mc.Close()
+		return
+	}
+	c.hj.Close()
 }
 
 // Shell is the protocol on the connection.
@@ -31,6 +51,12 @@ func (c *shellConn) Shell() *session.Shell { return c.shell }
 // ExitStatus is an exec'd shell's status, from the engine; the container's
 // own shell's supervisor reports it in the step's result.
 func (c *shellConn) ExitStatus(ctx context.Context) (int, bool) {
+	if c.mc != nil {
+		if _, err := c.mc.Wait(ctx); err != nil {
+			return 0, false
+		}
+		return c.mc.Exited()
+	}
 	if c.execID == "" {
 		return 0, false
 	}
@@ -44,7 +70,7 @@ func (c *shellConn) Close() {
 	if c.shell != nil {
 		c.shell.Close()
 	}
-	c.hj.Close()
+	c.hangUp()
 }
 
 // attachSession runs the protocol on the container's own shell (see
@@ -79,9 +105,9 @@ func (s *Sandbox) runProtocol(ctx context.Context, c *shellConn, out io.Reader) 
 	if c.supervised {
 		opts = append(opts, session.WithExitReport())
 	}
-	sh, err := session.New(ctx, c.hj.Conn, pr, session.Sh(s.sh).KillStep, opts...)
+	sh, err := session.New(ctx, c.input(), pr, session.Sh(s.sh).KillStep, opts...)
 	if err != nil {
-		c.hj.Close()
+		c.hangUp()
 		if ctx.Err() != nil { // the handshake saw a cancelled ctx as a timeout
 			return fmt.Errorf("%w: %w", ctx.Err(), err)
 		}
@@ -135,4 +161,19 @@ func (h keeperHost) MarkOOM(ctx context.Context, res *sandbox.ExecResult) {
 }
 func (h keeperHost) Kill(ctx context.Context, pid string) error {
 	return session.Sh(h.s.sh).KillPID(ctx, pid)
+}
+
+// spawnSession has PID 1 spawn the next session shell as sp (what the
+// engine gave the first one) and runs the session protocol on it.
+func (s *Sandbox) spawnSession(ctx context.Context, sp *agent.SessionSpec) error {
+	mc, err := s.mux.open(agent.OpenRequest{Op: "spawn", Spawn: sp})
+	if err != nil {
+		return fmt.Errorf("session shell after the recycle: %w", err)
+	}
+	conn := &shellConn{s: s, mc: mc}
+	if err := s.runProtocol(ctx, conn, mc); err != nil {
+		return fmt.Errorf("session shell after the recycle: %w", err)
+	}
+	s.keeper.Install(conn)
+	return nil
 }

@@ -1,0 +1,92 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/recycle/agent"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/session"
+)
+
+// muxFreshHost starts a recyclable sandbox's exec-mode steps (a verifier)
+// through PID 1's mux instead of an exec: as the user, in the directory
+// and with the environment the engine gave the first session shell (see
+// agent.Whois), which is what it gives every exec of the sandbox.
+type muxFreshHost struct {
+	freshHost
+	spec agent.SessionSpec
+}
+
+// freshHostFor is how req's exec-mode step starts in s.
+func (s *Sandbox) freshHostFor() session.FreshHost[struct{}] {
+	if s.rec != nil && s.rec.shell != nil && s.mux.alive() {
+		return muxFreshHost{freshHost: freshHost{s}, spec: *s.rec.shell}
+	}
+	return freshHost{s}
+}
+
+func (h muxFreshHost) Start(ctx context.Context, marker string, req sandbox.ExecRequest, out io.Writer) (session.Proc[struct{}], error) {
+	s := h.s
+	sh, err := s.execShell(ctx)
+	if err != nil {
+		return session.Proc[struct{}]{}, s.gone(ctx, err)
+	}
+	sp := h.spec
+	sp.Path, sp.Argv = sh, []string{sh, "-c", session.FreshScript(req)}
+	sp.Env = withEnv(sp.Env, append(envList(req.Env), "RBX_STEP="+marker))
+	mc, err := s.mux.open(agent.OpenRequest{Op: "spawn", Spawn: &sp})
+	if err != nil {
+		return session.Proc[struct{}]{}, err
+	}
+	_ = mc.CloseWrite() // as an exec attached without stdin
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(out, mc)
+	}()
+	return session.Proc[struct{}]{
+		Status: done,
+		Finish: func(struct{}) (int, error) {
+			st, err := mc.Wait(ctx)
+			switch {
+			case err != nil:
+				return 0, err
+			case st.Err != "":
+				return 0, fmt.Errorf("agent mux: %s", st.Err)
+			}
+			return st.Code, nil
+		},
+		Stop: func() {
+			select {
+			case <-done:
+			case <-time.After(killGrace):
+			}
+		},
+		Close: mc.Close,
+	}, nil
+}
+
+// withEnv is env with add's KEY=value pairs set, later ones winning, as
+// the engine sets an exec's Env over the container's.
+func withEnv(env [][]byte, add []string) [][]byte {
+	keys := map[string]bool{}
+	for _, kv := range add {
+		k, _, _ := strings.Cut(kv, "=")
+		keys[k] = true
+	}
+	out := make([][]byte, 0, len(env)+len(add))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(string(kv), "=")
+		if !keys[k] {
+			out = append(out, kv)
+		}
+	}
+	for _, kv := range add {
+		out = append(out, []byte(kv))
+	}
+	return out
+}
