@@ -1,10 +1,10 @@
 package docker
 
 import (
-	"errors"
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"

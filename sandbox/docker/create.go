@@ -72,7 +72,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		// serves the mux on the container's own streams.
 		cfg.Entrypoint = []string{AgentPath, "init", "-mux"}
 		cfg.OpenStdin, cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr = true, true, true, true
-		cfg.User = ""                                // the image's, root: commands run as Spec.User (see Sandbox.execUser)
+		cfg.User = "" // the image's, root: commands run as Spec.User (see Sandbox.execUser)
 	case spec.Mode == sandbox.ModeSession:
 		cfg.Entrypoint = mainSession()
 		cfg.OpenStdin, cfg.AttachStdin, cfg.AttachStdout, cfg.AttachStderr = true, true, true, true
