@@ -46,8 +46,9 @@ type MuxFrame struct {
 
 // OpenRequest is what a channel runs.
 type OpenRequest struct {
-	// Op is "spawn" (start Spawn as a child process), or "recycle" or
-	// "scan" (the agent's commands, in its own process, with Args).
+	// Op is "spawn" (start Spawn as a child process), or "recycle",
+	// "scan" or "whois" (the agent's commands, in its own process, with
+	// Args).
 	Op    string       `json:"op"`
 	Args  []string     `json:"args,omitempty"`
 	Spawn *SessionSpec `json:"spawn,omitempty"`

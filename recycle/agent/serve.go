@@ -97,6 +97,18 @@ func (s *muxServer) open(f MuxFrame) {
 			return
 		}
 		s.spawn(f.Chan, c, *req.Spawn, w)
+	case "whois":
+		go func() {
+			st := ExitStatus{}
+			sp, err := Whois()
+			if err == nil {
+				err = json.NewEncoder(w).Encode(sp)
+			}
+			if err != nil {
+				st = ExitStatus{Code: 1, Err: fmt.Sprintf("rbx-agent whois: %v", err)}
+			}
+			s.end(f.Chan, st)
+		}()
 	case "recycle", "scan":
 		if slices.Contains(req.Args, "-session") {
 			s.end(f.Chan, ExitStatus{Code: 1, Err: "recycle -session: PID 1 spawns the session shell instead"})

@@ -11,6 +11,9 @@ import (
 // execShell returns bash when the image has it, /bin/sh otherwise.
 func (s *Sandbox) execShell(ctx context.Context) (string, error) {
 	return s.shell.Shell(ctx, func(ctx context.Context) ([]byte, error) {
+		if out, _, ok, err := s.muxShort(ctx, "/bin/sh", "-c", session.ProbeScript); ok {
+			return out, err
+		}
 		out, _, err := s.runShort(ctx, "/bin/sh", "-c", session.ProbeScript)
 		return out, err
 	})

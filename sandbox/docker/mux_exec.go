@@ -90,3 +90,33 @@ func withEnv(env [][]byte, add []string) [][]byte {
 	}
 	return out
 }
+
+// muxShort runs argv to completion through PID 1's mux as the sandbox's
+// exec user (see muxFreshHost) and returns its output, merged; ok is false
+// when there is no mux to run it.
+func (s *Sandbox) muxShort(ctx context.Context, argv ...string) (out []byte, code int, ok bool, err error) {
+	if s.rec == nil || s.rec.shell == nil || !s.mux.alive() {
+		return nil, 0, false, nil
+	}
+	sp := *s.rec.shell
+	sp.Path, sp.Argv = argv[0], argv
+	mc, err := s.mux.open(agent.OpenRequest{Op: "spawn", Spawn: &sp})
+	if err != nil {
+		return nil, 0, true, err
+	}
+	defer mc.Close()
+	stop := context.AfterFunc(ctx, func() { mc.fail(ctx.Err()) })
+	defer stop()
+	_ = mc.CloseWrite()
+	out, rerr := io.ReadAll(io.LimitReader(mc, 1<<20))
+	st, err := mc.Wait(ctx)
+	switch {
+	case err != nil:
+		return out, 0, true, fmt.Errorf("run %q: %w", argv[0], err)
+	case rerr != nil:
+		return out, 0, true, fmt.Errorf("run %q: %w", argv[0], rerr)
+	case st.Err != "":
+		return out, 0, true, fmt.Errorf("run %q: %s", argv[0], st.Err)
+	}
+	return out, st.Code, true, nil
+}
