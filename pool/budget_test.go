@@ -250,3 +250,60 @@ func TestPoolRecyclingWeighsThePreparation(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolKeepsItsShare: a class waiting at the front of the line, with
+// nothing of its own in flight, gets room from a class over its fair share
+// (its sandbox given back is removed), not from one within it (kept for
+// its own next resets; the waiter waits, and the evictor — reset's rule —
+// spares the share too).
+func TestPoolKeepsItsShare(t *testing.T) {
+	tests := []struct {
+		name     string
+		share    int
+		wantKept bool
+	}{
+		{name: "over its share: room is made", share: 1, wantKept: false},
+		{name: "within its share: kept", share: 2, wantKept: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := newFakeRuntime()
+			b, err := capacity.New(2)
+			require.NoError(t, err)
+			recycle := func(ctx context.Context, sb sandbox.Sandbox) error { return nil }
+			a := newPool(t, rt, pool.WithSize(0), pool.WithBudget(b), pool.WithRecycle(recycle),
+				pool.WithShare(func() int { return tc.share }))
+			bp, err := pool.New(rt, pool.Template{Key: "b", Spec: sandbox.Spec{Image: "img"}}, pool.WithSize(0), pool.WithBudget(b), pool.WithRecycle(recycle))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = bp.Close(context.Background()) })
+			b.AddEvictor(func(n int) int { return a.Evict(min(n, a.Held()-tc.share)) })
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			a1, err := a.Acquire(ctx)
+			require.NoError(t, err)
+			_, err = a.Acquire(ctx)
+			require.NoError(t, err)
+			a.SetSize(2)
+			wctx, wcancel := context.WithTimeout(ctx, 500*time.Millisecond)
+			defer wcancel()
+			got := make(chan error, 1)
+			go func() {
+				_, err := bp.Acquire(wctx)
+				got <- err
+			}()
+			require.Eventually(t, func() bool { return b.Stats().Waiting == 1 }, 2*time.Second, time.Millisecond)
+			a.Return(a1)
+			err = <-got
+			if tc.wantKept {
+				require.Error(t, err, "b waits: a is within its share")
+				assert.Equal(t, 1, a.Stats().Idle, "a kept its sandbox")
+				assert.EqualValues(t, 0, bp.Stats().Created)
+			} else {
+				require.NoError(t, err)
+				assert.EqualValues(t, 1, a.Stats().Removed+a.Stats().Removing, "a's sandbox removed for the waiter")
+				assert.EqualValues(t, 1, bp.Stats().Created)
+			}
+			assert.LessOrEqual(t, b.Stats().Peak, 2)
+		})
+	}
+}

@@ -91,6 +91,7 @@ type config struct {
 	budget      *capacity.Budget
 	wait        time.Duration
 	recycle     RecycleFunc
+	share       func() int
 }
 
 // Option configures a Pool.

@@ -90,10 +90,38 @@ func (p *Pool) wantBack() bool {
 	if p.wantingLocked()+p.Waiting()+int(p.pending.Load()) > 0 {
 		return true
 	}
-	if _, patient, waiting := p.budget.Front(); waiting && !patient {
+	if _, patient, waiting := p.budget.Front(); waiting && !patient && !p.withinShareLocked() {
 		return false
 	}
 	return len(p.idle)+int(p.stats.creating.Load())+p.rc.active < int(p.size.Load())
+}
+
+// WithShare gives the pool its class's fair share of the budget (share
+// returns it, in sandboxes; see reset's demand): while the pool holds no
+// more, a sandbox given back is kept for this class's next resets even
+// when another class waits at the front of the line, whose room then
+// comes from the classes over their share. Without it, a sandbox given
+// back while another class waits is removed for that class.
+func WithShare(share func() int) Option {
+	return func(c *config) error { c.share = share; return nil }
+}
+
+// withinShareLocked reports whether the pool, counting the sandbox being
+// given back, holds no more than its share (callers hold mu).
+func (p *Pool) withinShareLocked() bool {
+	return p.cfg.share != nil && p.heldLocked()+1 <= p.cfg.share()
+}
+
+// Held is how many sandboxes the pool holds: idle, in use, being created
+// or recycled.
+func (p *Pool) Held() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.heldLocked()
+}
+
+func (p *Pool) heldLocked() int {
+	return len(p.idle) + int(p.stats.inUse.Load()+p.stats.creating.Load()) + p.rc.active
 }
 
 // recycle runs the recycle function on m, timing it; false when m must go.

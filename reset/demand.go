@@ -131,3 +131,29 @@ func (d *demand) targets(warm, limit int) map[string]int {
 	}
 	return out
 }
+
+// share is class key's fair share of a budget of max sandboxes: max split
+// in proportion to the live classes' demand (rounded up; 0 for a class
+// nobody asked for lately). A class within it keeps its sandboxes for its
+// own resets when another class waits; room for a waiter comes from the
+// classes over theirs.
+func (d *demand) share(key string, max int) int {
+	now := d.now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c := d.classes[key]
+	if c == nil {
+		return 0
+	}
+	v := c.value(now)
+	if v < demandFloor {
+		return 0
+	}
+	total := 0.0
+	for _, o := range d.classes {
+		if ov := o.value(now); ov >= demandFloor {
+			total += ov
+		}
+	}
+	return int(math.Ceil(float64(max) * v / total))
+}

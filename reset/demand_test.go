@@ -53,3 +53,27 @@ func TestDemandPointsCountRequests(t *testing.T) {
 	assert.Empty(t, d.points, "forgotten")
 	assert.Empty(t, d.classes, "forgotten")
 }
+
+func TestDemandShare(t *testing.T) {
+	clock := time.Unix(1000, 0)
+	d := newDemand()
+	d.now = func() time.Time { return clock }
+	d.observe("busybox", "t1", 0, 8)
+	d.observe("busybox", "t2", 0, 8)
+	d.observe("debian", "t3", 1, 8)
+	tests := []struct {
+		class string
+		max   int
+		want  int
+	}{
+		{"busybox", 141, 94}, // 2/3 of 141, rounded up
+		{"debian", 141, 47},
+		{"toolchain", 141, 0}, // nobody asked for it
+		{"debian", 1, 1},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, d.share(tc.class, tc.max), "%s of %d", tc.class, tc.max)
+	}
+	clock = clock.Add(20 * demandHalfLife) // faded below the floor
+	assert.Equal(t, 0, d.share("debian", 141))
+}

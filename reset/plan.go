@@ -121,7 +121,18 @@ func (r *Resetter) evict(n int) int {
 		if done >= n {
 			break
 		}
-		done += p.Evict(n - done)
+		// A class asked for lately keeps its share of the budget: evicting
+		// its idle sandboxes for another class's waiter would only make it
+		// create them again at its next group (creation and removal cost
+		// the engine many recycles' time). Classes over their share give
+		// way; so does every class when nobody waits.
+		over := n - done
+		if _, waiting := r.budget.Head(); waiting && r.demand.class(p.Key()) >= demandFloor {
+			over = min(over, p.Held()-r.demand.share(p.Key(), r.budget.Max()))
+		}
+		if over > 0 {
+			done += p.Evict(over)
+		}
 	}
 	return done
 }

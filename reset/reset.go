@@ -209,7 +209,8 @@ func (r *Resetter) taskPool(tk *task.Task) (taskPool, error) {
 		opts := append([]pool.Option{pool.WithLogger(r.cfg.log), pool.WithBudget(r.budget), pool.WithWait(r.cfg.wait)}, r.cfg.poolOpts...)
 		switch {
 		case recycling:
-			opts = append(opts, pool.WithRecycle(r.cfg.recycle))
+			opts = append(opts, pool.WithRecycle(r.cfg.recycle),
+				pool.WithShare(func() int { return r.demand.share(class, r.budget.Max()) }))
 		case r.cfg.recycle != nil:
 			r.cfg.log.Info("pool: a read-only root is not recycled: its sandboxes are removed after each episode", "pool", class)
 		}
