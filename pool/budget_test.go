@@ -1,6 +1,7 @@
 package pool_test
 
 import (
+	"fmt"
 	"context"
 	"errors"
 	"sync/atomic"
@@ -251,19 +252,18 @@ func TestPoolRecyclingWeighsThePreparation(t *testing.T) {
 	}
 }
 
-// TestPoolKeepsItsShare: a class waiting at the front of the line, with
-// nothing of its own in flight, gets room from a class over its fair share
-// (its sandbox given back is removed), not from one within it (kept for
-// its own next resets; the waiter waits, and the evictor — reset's rule —
-// spares the share too).
-func TestPoolKeepsItsShare(t *testing.T) {
+// TestPoolYield: a class waiting at the front of the line, with nothing of
+// its own in flight, gets the room of a sandbox given back when the
+// returning class yields (WithYield: reset's max-min rule), not otherwise
+// (kept for the returning class's next resets; the waiter waits, and the
+// evictor — reset's rule too — spares it).
+func TestPoolYield(t *testing.T) {
 	tests := []struct {
-		name     string
-		share    int
-		wantKept bool
+		name  string
+		yield bool
 	}{
-		{name: "over its share: room is made", share: 1, wantKept: false},
-		{name: "within its share: kept", share: 2, wantKept: true},
+		{name: "yields: room is made", yield: true},
+		{name: "keeps: the waiter waits", yield: false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -271,12 +271,21 @@ func TestPoolKeepsItsShare(t *testing.T) {
 			b, err := capacity.New(2)
 			require.NoError(t, err)
 			recycle := func(ctx context.Context, sb sandbox.Sandbox) error { return nil }
+			var asked []string
 			a := newPool(t, rt, pool.WithSize(0), pool.WithBudget(b), pool.WithRecycle(recycle),
-				pool.WithShare(func() int { return tc.share }))
+				pool.WithYield(func(front string, held int) bool {
+					asked = append(asked, fmt.Sprintf("%s %d", front, held))
+					return tc.yield
+				}))
 			bp, err := pool.New(rt, pool.Template{Key: "b", Spec: sandbox.Spec{Image: "img"}}, pool.WithSize(0), pool.WithBudget(b), pool.WithRecycle(recycle))
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = bp.Close(context.Background()) })
-			b.AddEvictor(func(n int) int { return a.Evict(min(n, a.Held()-tc.share)) })
+			b.AddEvictor(func(n int) int {
+				if !tc.yield {
+					return 0
+				}
+				return a.Evict(n)
+			})
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			a1, err := a.Acquire(ctx)
@@ -294,14 +303,15 @@ func TestPoolKeepsItsShare(t *testing.T) {
 			require.Eventually(t, func() bool { return b.Stats().Waiting == 1 }, 2*time.Second, time.Millisecond)
 			a.Return(a1)
 			err = <-got
-			if tc.wantKept {
-				require.Error(t, err, "b waits: a is within its share")
-				assert.Equal(t, 1, a.Stats().Idle, "a kept its sandbox")
-				assert.EqualValues(t, 0, bp.Stats().Created)
-			} else {
+			assert.Equal(t, []string{"b 2"}, asked, "asked once, for the front class, counting the sandbox given back")
+			if tc.yield {
 				require.NoError(t, err)
 				assert.EqualValues(t, 1, a.Stats().Removed+a.Stats().Removing, "a's sandbox removed for the waiter")
 				assert.EqualValues(t, 1, bp.Stats().Created)
+			} else {
+				require.Error(t, err, "b waits: a keeps its sandbox")
+				assert.Equal(t, 1, a.Stats().Idle, "a kept its sandbox")
+				assert.EqualValues(t, 0, bp.Stats().Created)
 			}
 			assert.LessOrEqual(t, b.Stats().Peak, 2)
 		})

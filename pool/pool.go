@@ -91,7 +91,7 @@ type config struct {
 	budget      *capacity.Budget
 	wait        time.Duration
 	recycle     RecycleFunc
-	share       func() int
+	yield       YieldFunc
 }
 
 // Option configures a Pool.

@@ -45,8 +45,9 @@ func (p *Pool) Return(sb sandbox.Sandbox) {
 		return
 	}
 	p.stats.returned.Add(1)
+	yield := p.yieldsToFront() // before mu: it asks the other class's pool
 	p.mu.Lock()
-	want := p.rc.on && !p.closed.Load() && p.wantBack()
+	want := p.rc.on && !p.closed.Load() && p.wantBack(yield)
 	if want {
 		p.rc.active++
 	}
@@ -75,8 +76,9 @@ func (p *Pool) Return(sb sandbox.Sandbox) {
 // kept rather than removed (callers hold mu): when resets of this class
 // wait for room (they take it), or when nobody waits and the class is
 // short of its warm target; a creation for this class waiting for a
-// permit counts as a reset waiting. When only other classes wait, removing it is
-// what frees a slot for them. A class whose resets keep coming gets its
+// permit counts as a reset waiting. When another class waits at the front
+// of the line and is owed the room (yield, see WithYield), removing it is
+// what frees a slot for that class. A class whose resets keep coming gets its
 // own sandboxes back before a class at the front of the line gets a slot:
 // a creation costs far more than a recycle, and a starved class's resets
 // end with 429 at their deadline rather than wait without bound.
@@ -86,30 +88,38 @@ func (p *Pool) Return(sb sandbox.Sandbox) {
 // class keeps its sandbox as when nobody waits, instead of removing it
 // for a creation the other class does not need and then creating it again
 // at its own next demand.
-func (p *Pool) wantBack() bool {
+func (p *Pool) wantBack(yield bool) bool {
 	if p.wantingLocked()+p.Waiting()+int(p.pending.Load()) > 0 {
 		return true
 	}
-	if _, patient, waiting := p.budget.Front(); waiting && !patient && !p.withinShareLocked() {
+	if yield {
 		return false
 	}
 	return len(p.idle)+int(p.stats.creating.Load())+p.rc.active < int(p.size.Load())
 }
 
-// WithShare gives the pool its class's fair share of the budget (share
-// returns it, in sandboxes; see reset's demand): while the pool holds no
-// more, a sandbox given back is kept for this class's next resets even
-// when another class waits at the front of the line, whose room then
-// comes from the classes over their share. Without it, a sandbox given
-// back while another class waits is removed for that class.
-func WithShare(share func() int) Option {
-	return func(c *config) error { c.share = share; return nil }
+// YieldFunc reports whether a class holding held sandboxes (the one given
+// back included) should give its room to front, the class waiting at the
+// front of the budget's line.
+type YieldFunc func(front string, held int) bool
+
+// WithYield decides whether a sandbox given back while another class waits
+// at the front of the line (impatiently: see capacity.Patient) is removed
+// for it, or kept for this class's next resets (default: removed). reset
+// keeps it while this class holds no more of the budget, for its demand,
+// than the waiting class does (max-min fair shares).
+func WithYield(f YieldFunc) Option {
+	return func(c *config) error { c.yield = f; return nil }
 }
 
-// withinShareLocked reports whether the pool, counting the sandbox being
-// given back, holds no more than its share (callers hold mu).
-func (p *Pool) withinShareLocked() bool {
-	return p.cfg.share != nil && p.heldLocked()+1 <= p.cfg.share()
+// yieldsToFront reports whether a sandbox given back now goes to the class
+// at the front of the line.
+func (p *Pool) yieldsToFront() bool {
+	front, patient, waiting := p.budget.Front()
+	if !waiting || patient || front == p.tmpl.Key {
+		return false
+	}
+	return p.cfg.yield == nil || p.cfg.yield(front, p.Held()+1)
 }
 
 // Held is how many sandboxes the pool holds: idle, in use, being created

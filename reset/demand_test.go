@@ -77,3 +77,25 @@ func TestDemandShare(t *testing.T) {
 	clock = clock.Add(20 * demandHalfLife) // faded below the floor
 	assert.Equal(t, 0, d.share("debian", 141))
 }
+
+func TestFairExcess(t *testing.T) {
+	tests := []struct {
+		name             string
+		held, sc, hf, sf int
+		want             int
+		yields           bool
+	}{
+		{name: "front holds nothing: owed room", held: 3, sc: 47, hf: 0, sf: 47, want: 3, yields: true},
+		{name: "equal shares, near each other: no trading", held: 46, sc: 47, hf: 45, sf: 47, want: -4},
+		{name: "equal shares, far richer", held: 60, sc: 47, hf: 30, sf: 47, want: 27, yields: true},
+		{name: "twice the demand, twice the sandboxes: fair", held: 60, sc: 94, hf: 30, sf: 47, want: -7},
+		{name: "half the demand, as many: richer", held: 40, sc: 24, hf: 40, sf: 47, want: 17, yields: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := fairExcess(tc.held, tc.sc, tc.hf, tc.sf)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.yields, got > 0)
+		})
+	}
+}

@@ -121,18 +121,65 @@ func (r *Resetter) evict(n int) int {
 		if done >= n {
 			break
 		}
-		// A class asked for lately keeps its share of the budget: evicting
-		// its idle sandboxes for another class's waiter would only make it
-		// create them again at its next group (creation and removal cost
-		// the engine many recycles' time). Classes over their share give
-		// way; so does every class when nobody waits.
+		// A class keeps what it holds as long as it holds no more of the
+		// budget for its demand than the waiting class (see yields):
+		// evicting its idle sandboxes would only make it create them again
+		// at its next group (a creation and a removal cost the engine many
+		// recycles' time).
 		over := n - done
-		if _, waiting := r.budget.Head(); waiting && r.demand.class(p.Key()) >= demandFloor {
-			over = min(over, p.Held()-r.demand.share(p.Key(), r.budget.Max()))
+		if head, waiting := r.budget.Head(); waiting {
+			over = min(over, r.excess(p.Key(), p.Held(), head))
 		}
 		if over > 0 {
 			done += p.Evict(over)
 		}
 	}
 	return done
+}
+
+// yields reports whether class, holding held sandboxes, should give its
+// room to front, the class waiting at the front of the budget's line:
+// when it holds more of the budget for its demand than front does
+// (held/share(class) > held(front)/share(front), max-min fairness over
+// demand shares, with a margin). A class nobody asked for lately always
+// yields; a waiting class holding nothing is owed room by every class
+// holding some. So a
+// waiter is always served, by another class's room or by its own class's
+// sandboxes coming back, and classes of steady demand stop trading slots
+// (a removal and a creation each) between their groups.
+func (r *Resetter) yields(class string, held int, front string) bool {
+	return r.excess(class, held, front) > 0
+}
+
+// excess is how many of the held sandboxes of class are more than its
+// fair part next to front's (see yields); all of them for a class nobody
+// asked for lately.
+func (r *Resetter) excess(class string, held int, front string) int {
+	budget := r.budget.Max()
+	sc := r.demand.share(class, budget)
+	if sc == 0 {
+		return held
+	}
+	r.mu.Lock()
+	fp := r.pools[front]
+	r.mu.Unlock()
+	sf := r.demand.share(front, budget)
+	if fp == nil || sf == 0 {
+		return held
+	}
+	return fairExcess(held, sc, fp.Held(), sf)
+}
+
+// fairExcess is how many of held sandboxes (of a class whose share is sc)
+// are beyond what front, holding hf for a share of sf, would hold at the
+// same ratio — with a margin (an eighth of that part, at least one) so
+// that two classes near their fair parts do not trade a slot back and
+// forth; front's own sandboxes coming back serve it meanwhile. A front
+// holding nothing has nothing coming back: it is owed room now.
+func fairExcess(held, sc, hf, sf int) int {
+	if hf == 0 {
+		return held
+	}
+	keep := (hf*sc + sf - 1) / sf // ceil(hf/sf × sc)
+	return held - keep - max(1, keep/8)
 }

@@ -210,7 +210,7 @@ func (r *Resetter) taskPool(tk *task.Task) (taskPool, error) {
 		switch {
 		case recycling:
 			opts = append(opts, pool.WithRecycle(r.cfg.recycle),
-				pool.WithShare(func() int { return r.demand.share(class, r.budget.Max()) }))
+				pool.WithYield(func(front string, held int) bool { return r.yields(class, held, front) }))
 		case r.cfg.recycle != nil:
 			r.cfg.log.Info("pool: a read-only root is not recycled: its sandboxes are removed after each episode", "pool", class)
 		}
