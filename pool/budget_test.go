@@ -1,9 +1,9 @@
 package pool_test
 
 import (
-	"fmt"
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
