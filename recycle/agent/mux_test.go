@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,10 +115,21 @@ func TestMuxSpawn(t *testing.T) {
 		{ch: 1, out: "out\nerr\n", code: 3},
 		{ch: 2, out: "typed in\n", code: 0},
 		{ch: 3, out: "", code: 137},
-		{ch: 4, out: "SigIgn:\t0000000000000000\n", code: 0},
+		{ch: 4, out: outs[4], code: 0}, // checked below
 		{ch: 5, code: 1, errLike: `unknown op "format-disk"`},
 		{ch: 6, code: 1, errLike: "spawn /nonexistent/shell"},
 	}
+	// What PID 1 catches must not reach the child as ignored (what the test
+	// process itself inherited ignored, the child inherits too: a container's
+	// PID 1 starts with none).
+	ign, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(outs[4], "SigIgn:")), 16, 64)
+	require.NoError(t, err, "SigIgn line %q", outs[4])
+	var caught uint64
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE,
+		syscall.SIGALRM, syscall.SIGVTALRM, syscall.SIGPROF, syscall.SIGXCPU, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU} {
+		caught |= 1 << (uint(sig) - 1)
+	}
+	assert.Zero(t, ign&caught, "signals PID 1 catches are ignored in its child: SigIgn %x", ign)
 	for _, tt := range tests {
 		assert.Equal(t, tt.out, outs[tt.ch], "channel %d output", tt.ch)
 		assert.Equal(t, tt.code, sts[tt.ch].Code, "channel %d code", tt.ch)
