@@ -21,10 +21,19 @@ type muxFreshHost struct {
 	spec agent.SessionSpec
 }
 
+// muxSpec is how PID 1 spawns a process as the sandbox's exec user (the
+// first session shell's spec); ok is false without a mux or a spec.
+func (s *Sandbox) muxSpec() (sp agent.SessionSpec, ok bool) {
+	if s.rec == nil || s.rec.shell == nil || !s.mux.alive() {
+		return sp, false
+	}
+	return *s.rec.shell, true
+}
+
 // freshHostFor is how req's exec-mode step starts in s.
 func (s *Sandbox) freshHostFor() session.FreshHost[struct{}] {
-	if s.rec != nil && s.rec.shell != nil && s.mux.alive() {
-		return muxFreshHost{freshHost: freshHost{s}, spec: *s.rec.shell}
+	if sp, ok := s.muxSpec(); ok {
+		return muxFreshHost{freshHost: freshHost{s}, spec: sp}
 	}
 	return freshHost{s}
 }
@@ -95,10 +104,10 @@ func withEnv(env [][]byte, add []string) [][]byte {
 // exec user (see muxFreshHost) and returns its output, merged; ok is false
 // when there is no mux to run it.
 func (s *Sandbox) muxShort(ctx context.Context, argv ...string) (out []byte, code int, ok bool, err error) {
-	if s.rec == nil || s.rec.shell == nil || !s.mux.alive() {
+	sp, ok := s.muxSpec()
+	if !ok {
 		return nil, 0, false, nil
 	}
-	sp := *s.rec.shell
 	sp.Path, sp.Argv = argv[0], argv
 	mc, err := s.mux.open(agent.OpenRequest{Op: "spawn", Spawn: &sp})
 	if err != nil {
