@@ -32,15 +32,22 @@ func (h freshHost) Start(ctx context.Context, marker string, req sandbox.ExecReq
 	if err != nil {
 		return session.Proc[execStatus]{}, s.gone(ctx, err)
 	}
-	pr, err := s.run(ctx, s.freshArgs(sh, marker, req), nil, out)
+	// The exec is dialled after runErr returns: the wrapper's first
+	// stderr line says when the step runs (session.StartedWriter).
+	errOut := session.NewStartedWriter(out, marker+"\n")
+	pr, err := s.runErr(ctx, s.freshArgs(sh, marker, req), nil, out, errOut)
 	if err != nil {
 		return session.Proc[execStatus]{}, s.gone(ctx, err)
 	}
 	return session.Proc[execStatus]{
 		Status: pr.status,
-		Finish: func(st execStatus) (int, error) { return st.code, st.err },
-		Stop:   pr.stop,
-		Close:  pr.cancel,
+		Finish: func(st execStatus) (int, error) {
+			_ = errOut.Flush() // out is an in-memory cap writer
+			return st.code, st.err
+		},
+		Stop:    func() { pr.stop(); _ = errOut.Flush() },
+		Close:   pr.cancel,
+		Started: errOut.Started(),
 	}, nil
 }
 
@@ -64,8 +71,9 @@ func (h freshHost) Kill(ctx context.Context, marker string) error {
 
 // freshArgs is the exec-mode command line: the wrapper exports the step
 // marker and req.Env, so that they are in the environment the step's shell
-// starts with (where KillScript finds the marker), then execs sh -c with
-// the step (session.FreshScript).
+// starts with (where KillScript finds the marker), prints the marker to
+// stderr (the step runs: its timeout counts from there), then execs sh -c
+// with the step (session.FreshScript).
 func (s *Sandbox) freshArgs(sh, marker string, req sandbox.ExecRequest) []string {
 	keys := make([]string, 0, len(req.Env))
 	for k := range req.Env {
@@ -76,7 +84,7 @@ func (s *Sandbox) freshArgs(sh, marker string, req sandbox.ExecRequest) []string
 	for _, k := range keys {
 		exports += " " + k + "=" + session.Quote(req.Env[k])
 	}
-	return []string{"/bin/sh", "-c", s.wrap() + exports + `; exec "$0" -c "$1"`, sh, session.FreshScript(req)}
+	return []string{"/bin/sh", "-c", s.wrap() + exports + `; echo "$RBX_STEP" >&2; exec "$0" -c "$1"`, sh, session.FreshScript(req)}
 }
 
 // execShell returns bash when the image has it, /bin/sh otherwise, probing

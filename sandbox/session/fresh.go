@@ -27,7 +27,16 @@ type Proc[S any] struct {
 	// Close, when not nil, releases the exec's stream when the step is
 	// over, however it ended.
 	Close func()
+	// Started, when not nil, is closed once the step runs (see
+	// StartedWriter); the timeout counts from then. Nil: the step runs
+	// when Start returns.
+	Started <-chan struct{}
 }
+
+// startWait bounds the wait for a step to start (Proc.Started); past it
+// the timeout counts anyway, as a step that cannot start is stopped the
+// same way as one that does not end.
+const startWait = 30 * time.Second
 
 // FreshHost is what Fresh needs of a backend's sandbox.
 type FreshHost[S any] interface {
@@ -75,12 +84,31 @@ func (f Fresh[S]) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.Exe
 	if pr.Close != nil {
 		defer pr.Close()
 	}
-	timer := time.NewTimer(req.Timeout)
-	defer timer.Stop()
 	var res sandbox.ExecResult
 	var cancelled error
+	status := pr.Status
+	var st S
+	ended := false
+	if pr.Started != nil {
+		wait := time.NewTimer(startWait)
+		select {
+		case <-pr.Started:
+		case st = <-status:
+			ended = true
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+		wait.Stop()
+	}
+	timer := time.NewTimer(req.Timeout)
+	defer timer.Stop()
+	if ended { // the exec ended before it said it started (it failed as such)
+		ch := make(chan S, 1)
+		ch <- st
+		status = ch
+	}
 	select {
-	case st := <-pr.Status:
+	case st := <-status:
 		code, err := pr.Finish(st)
 		res = out.Result(res)
 		res.ExitCode, res.Duration = code, time.Since(start)

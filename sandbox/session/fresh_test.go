@@ -26,6 +26,9 @@ type freshStep struct {
 	execErr  error // Finish reports a failed exec
 	endedErr error // Ended reports the sandbox gone
 	oom      bool  // Ended marks an OOM kill
+	// startAfter > 0: the step says it runs (Proc.Started) this long
+	// after Start returned, and ends endAfter after Start.
+	startAfter, endAfter time.Duration
 }
 
 // freshFake records what session.Fresh asked of it.
@@ -46,10 +49,17 @@ func (h *freshFake) Start(_ context.Context, marker string, _ sandbox.ExecReques
 	h.marker = marker
 	_, _ = io.WriteString(out, h.step.output)
 	status := make(chan int, 1)
-	if !h.step.never {
+	var started chan struct{}
+	switch {
+	case h.step.startAfter > 0:
+		started = make(chan struct{})
+		time.AfterFunc(h.step.startAfter, func() { close(started) })
+		time.AfterFunc(h.step.endAfter, func() { status <- h.step.code })
+	case !h.step.never:
 		status <- h.step.code
 	}
 	return session.Proc[int]{
+		Started: started,
 		Status: status,
 		Finish: func(code int) (int, error) { return code, h.step.execErr },
 		Stop:   func() { h.mu.Lock(); h.stopped = true; h.mu.Unlock() },
@@ -115,6 +125,25 @@ func TestFreshRun(t *testing.T) {
 		},
 		{
 			name: "timed out", step: freshStep{output: "partial", never: true}, timeout: 10 * time.Millisecond, cap: 100,
+			want:     sandbox.ExecResult{Output: []byte("partial"), OutputBytes: 7, ExitCode: sandbox.ExitCodeTimeout, TimedOut: true},
+			wantKill: true,
+		},
+		{
+			// A step that runs late (an exec dialled through an API) has
+			// its whole timeout from when it runs.
+			name: "timeout counts from the start", step: freshStep{output: "late", code: 0, startAfter: 300 * time.Millisecond, endAfter: 350 * time.Millisecond},
+			timeout: 200 * time.Millisecond, cap: 100,
+			want: sandbox.ExecResult{Output: []byte("late"), OutputBytes: 4},
+		},
+		{
+			name: "ended before it started", step: freshStep{code: 0, execErr: errors.New("upgrade refused"), startAfter: time.Hour, endAfter: 10 * time.Millisecond},
+			timeout: time.Second, cap: 100,
+			want:    sandbox.ExecResult{},
+			wantErr: sandbox.ErrSandboxGone, wantErrMsg: "exec in sb: ",
+		},
+		{
+			name: "started late, then timed out", step: freshStep{output: "partial", startAfter: 100 * time.Millisecond, endAfter: time.Hour},
+			timeout: 100 * time.Millisecond, cap: 100,
 			want:     sandbox.ExecResult{Output: []byte("partial"), OutputBytes: 7, ExitCode: sandbox.ExitCodeTimeout, TimedOut: true},
 			wantKill: true,
 		},
