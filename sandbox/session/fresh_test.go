@@ -60,10 +60,10 @@ func (h *freshFake) Start(_ context.Context, marker string, _ sandbox.ExecReques
 	}
 	return session.Proc[int]{
 		Started: started,
-		Status: status,
-		Finish: func(code int) (int, error) { return code, h.step.execErr },
-		Stop:   func() { h.mu.Lock(); h.stopped = true; h.mu.Unlock() },
-		Close:  func() { h.mu.Lock(); h.closed = true; h.mu.Unlock() },
+		Status:  status,
+		Finish:  func(code int) (int, error) { return code, h.step.execErr },
+		Stop:    func() { h.mu.Lock(); h.stopped = true; h.mu.Unlock() },
+		Close:   func() { h.mu.Lock(); h.closed = true; h.mu.Unlock() },
 	}, nil
 }
 
