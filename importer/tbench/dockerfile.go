@@ -63,7 +63,8 @@ func rewriteDockerfile(name, src string, aliases images.Aliases) dockerfile {
 	lines := strings.Split(src, "\n")
 	df := dockerfile{offline: &offlineRewriter{file: name}}
 	stages := map[string]bool{}
-	for _, in := range instructions(lines) {
+	ins := instructions(lines)
+	for _, in := range ins {
 		fields := strings.Fields(in.text)
 		switch strings.ToUpper(fields[0]) {
 		case "FROM":
@@ -86,6 +87,7 @@ func rewriteDockerfile(name, src string, aliases images.Aliases) dockerfile {
 			}
 		}
 	}
+	mergeRuns(lines, ins)
 	df.text = strings.Join(lines, "\n")
 	return df
 }

@@ -102,6 +102,7 @@ func TestRewriteDockerfileReplacesByLine(t *testing.T) {
 	assert.Equal(t, 4, df.replacements[0].Line)
 	assert.Contains(t, df.text, "FROM rbx/buildpack-deps:bookworm")
 	assert.Contains(t, df.text, "# rbx import: line 4: Rust 1.85 from Debian")
-	assert.Contains(t, df.text, "\nRUN rustc --version && cargo --version\n")
+	assert.Contains(t, df.text, "( rustc --version && cargo --version )\n", "the rewritten RUN, merged with the one before (mergeRuns)")
+	assert.Contains(t, df.text, "# rbx import: lines 2, 4: 2 RUN instructions in one")
 	assert.Contains(t, df.text, "    tmux curl", "lines without network commands are kept as written")
 }
