@@ -20,6 +20,7 @@ import (
 // setting is one served dataset: n generated tasks over images, served
 // with flags.
 type setting struct {
+	key    string // what RBX_BENCH_SETTINGS names it by
 	name   string
 	tasks  int
 	images []string
