@@ -29,6 +29,7 @@ type fakeEngine struct {
 type fakeBuild struct {
 	opts    build.ImageBuildOptions
 	context []byte
+	labels  map[string]string // what its Dockerfile labels
 }
 
 func (f *fakeEngine) ImageInspect(_ context.Context, ref string, _ ...client.ImageInspectOption) (image.InspectResponse, error) {

@@ -35,6 +35,12 @@ const TaskImagePrefix = "rbx-task/"
 // directories in name order, with fixed times and owners, so the same
 // content always gives the same bytes (and the same tag).
 func ContextTar(dir string, w io.Writer) error {
+	return contextTar(dir, w, nil)
+}
+
+// contextTar is ContextTar with labels set by the top Dockerfile's last
+// instruction (withLabels); nil leaves it as it is.
+func contextTar(dir string, w io.Writer, labels map[string]string) error {
 	tw := tar.NewWriter(w)
 	var paths []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -51,14 +57,14 @@ func ContextTar(dir string, w io.Writer) error {
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
-		if err := addTarEntry(tw, dir, p); err != nil {
+		if err := addTarEntry(tw, dir, p, labels); err != nil {
 			return fmt.Errorf("build context %s: %w", dir, err)
 		}
 	}
 	return tw.Close()
 }
 
-func addTarEntry(tw *tar.Writer, dir, p string) error {
+func addTarEntry(tw *tar.Writer, dir, p string, labels map[string]string) error {
 	info, err := os.Stat(p)
 	if err != nil {
 		return err
@@ -73,6 +79,19 @@ func addTarEntry(tw *tar.Writer, dir, p string) error {
 		return tw.WriteHeader(hdr)
 	}
 	hdr.Typeflag, hdr.Size = tar.TypeReg, info.Size()
+	if hdr.Name == "Dockerfile" && labels != nil {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		data = withLabels(data, labels)
+		hdr.Size = int64(len(data))
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		_, err = tw.Write(data)
+		return err
+	}
 	if err := tw.WriteHeader(hdr); err != nil {
 		return err
 	}
@@ -117,12 +136,12 @@ func BuildTask(ctx context.Context, cli TaskImageAPI, dir, tag string, progress 
 		return false, fmt.Errorf("inspect image %s: %w", tag, err)
 	}
 	var buf bytes.Buffer
-	if err := ContextTar(dir, &buf); err != nil {
+	labels := map[string]string{"rbx.managed": "true", "rbx.task-image": "true", BaseIDLabel: baseID}
+	if err := contextTar(dir, &buf, labels); err != nil {
 		return false, err
 	}
 	resp, err := cli.ImageBuild(ctx, &buf, build.ImageBuildOptions{
-		Tags: []string{tag}, Dockerfile: "Dockerfile", Remove: true, ForceRemove: true,
-		PullParent: false, Labels: map[string]string{"rbx.managed": "true", "rbx.task-image": "true", BaseIDLabel: baseID},
+		Tags: []string{tag}, Dockerfile: "Dockerfile", Remove: true, ForceRemove: true, PullParent: false,
 	})
 	if err != nil {
 		return false, fmt.Errorf("build image %s: %w", tag, err)

@@ -48,9 +48,17 @@ func (f *fakeTaskAPI) ImageInspect(_ context.Context, ref string, _ ...client.Im
 	return image.InspectResponse{}, cerrdefs.ErrNotFound
 }
 
-func (f *fakeTaskAPI) ImageBuild(_ context.Context, _ io.Reader, o build.ImageBuildOptions) (build.ImageBuildResponse, error) {
+func (f *fakeTaskAPI) ImageBuild(_ context.Context, src io.Reader, _ build.ImageBuildOptions) (build.ImageBuildResponse, error) {
+	data, err := io.ReadAll(src)
+	if err != nil {
+		return build.ImageBuildResponse{}, err
+	}
+	labels, err := buildLabels(data)
+	if err != nil {
+		return build.ImageBuildResponse{}, err
+	}
 	f.builds++
-	f.labels = o.Labels
+	f.labels = labels
 	return build.ImageBuildResponse{Body: io.NopCloser(bytes.NewReader([]byte(`{"stream":"ok"}`)))}, nil
 }
 

@@ -25,7 +25,7 @@ var toolchainFS embed.FS
 
 // toolchainContext returns r's build context as a tar with fixed modes,
 // owners and times, in name order: the same files give the same bytes.
-func toolchainContext(r Recipe) ([]byte, error) {
+func toolchainContext(r Recipe, labels map[string]string) ([]byte, error) {
 	sub, err := fs.Sub(toolchainFS, path.Join("recipes", r.context))
 	if err != nil {
 		return nil, fmt.Errorf("recipe %s context: %w", r.Name, err)
@@ -44,6 +44,9 @@ func toolchainContext(r Recipe) ([]byte, error) {
 		data, err := fs.ReadFile(sub, p)
 		if err != nil {
 			return err
+		}
+		if p == "Dockerfile" {
+			data = withLabels(data, labels)
 		}
 		hdr.Size = int64(len(data))
 		if err := tw.WriteHeader(hdr); err != nil {
@@ -64,7 +67,7 @@ func toolchainContext(r Recipe) ([]byte, error) {
 // toolchainDigest names what a toolchain image is built from: its context
 // and its base image's ID.
 func (b *Builder) toolchainDigest(ctx context.Context, r Recipe) (string, error) {
-	tarball, err := toolchainContext(r)
+	tarball, err := toolchainContext(r, nil)
 	if err != nil {
 		return "", err
 	}
@@ -81,15 +84,14 @@ func (b *Builder) toolchainDigest(ctx context.Context, r Recipe) (string, error)
 // buildToolchain builds r's Dockerfile through the engine, labelled with
 // the recipe, its version and digest, and returns the image ID.
 func (b *Builder) buildToolchain(ctx context.Context, r Recipe, digest string) (string, error) {
-	tarball, err := toolchainContext(r)
+	tarball, err := toolchainContext(r, map[string]string{LabelRecipe: r.Name, LabelRecipeVersion: strconv.Itoa(r.Version),
+		LabelRecipeDigest: digest, "rbx.managed": "true"})
 	if err != nil {
 		return "", err
 	}
 	b.status("building %s from %s with Debian's packages (a few minutes the first time)", r.Name, r.Base)
 	resp, err := b.cli.ImageBuild(ctx, bytes.NewReader(tarball), build.ImageBuildOptions{
 		Tags: []string{r.Name}, Dockerfile: "Dockerfile", Remove: true, ForceRemove: true, PullParent: false,
-		Labels: map[string]string{LabelRecipe: r.Name, LabelRecipeVersion: strconv.Itoa(r.Version),
-			LabelRecipeDigest: digest, "rbx.managed": "true"},
 	})
 	if err != nil {
 		return "", fmt.Errorf("build: %w", err)

@@ -21,9 +21,13 @@ func (f *fakeEngine) ImageBuild(_ context.Context, src io.Reader, opts build.Ima
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.builds = append(f.builds, fakeBuild{opts: opts, context: data})
+	labels, err := buildLabels(data)
+	if err != nil {
+		return build.ImageBuildResponse{}, err
+	}
+	f.builds = append(f.builds, fakeBuild{opts: opts, context: data, labels: labels})
 	for _, tag := range opts.Tags {
-		f.images[tag] = opts.Labels
+		f.images[tag] = labels
 	}
 	return build.ImageBuildResponse{Body: io.NopCloser(strings.NewReader(`{"stream":"Step 1/2"}` + "\n"))}, nil
 }
@@ -44,8 +48,9 @@ func TestEnsureToolchainBuildsBaseFirstAndOnce(t *testing.T) {
 	assert.Len(t, eng.imports, 1, "the base recipe was built first")
 	require.Len(t, eng.builds, 1)
 	assert.Equal(t, []string{"rbx/tool:bookworm"}, eng.builds[0].opts.Tags)
-	assert.Equal(t, "1", eng.builds[0].opts.Labels[LabelRecipeVersion])
-	assert.Len(t, eng.builds[0].opts.Labels[LabelRecipeDigest], 16)
+	assert.Equal(t, "1", eng.builds[0].labels[LabelRecipeVersion])
+	assert.Empty(t, eng.builds[0].opts.Labels, "the labels are one LABEL in the Dockerfile (one layer commit), not the build's options (one each)")
+	assert.Len(t, eng.builds[0].labels[LabelRecipeDigest], 16)
 
 	built, err = b.Ensure(ctx, "rbx/tool:bookworm")
 	require.NoError(t, err)
@@ -64,9 +69,9 @@ func TestToolchainContextIsDeterministic(t *testing.T) {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
-			a, err := toolchainContext(r)
+			a, err := toolchainContext(r, nil)
 			require.NoError(t, err)
-			b, err := toolchainContext(r)
+			b, err := toolchainContext(r, nil)
 			require.NoError(t, err)
 			assert.Equal(t, a, b)
 			df := readTarFile(t, a, "Dockerfile")
