@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"os"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
-	"github.com/rbx-sandbox/rbx/sandbox/containerd"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
-	"github.com/rbx-sandbox/rbx/sandbox/kubernetes"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 )
 
@@ -32,14 +29,6 @@ type backendOptions struct {
 	agent string
 }
 
-// containerdAddressUsage is the help of --containerd-address.
-const containerdAddressUsage = "containerd socket for --runtime containerd (default: $CONTAINERD_ADDRESS, else " +
-	containerd.StandardAddress + ", then Docker Engine's " + containerd.DockerAddress + ")"
-
-// containerdSnapshotterUsage is the help of --containerd-snapshotter.
-const containerdSnapshotterUsage = "snapshotter of --runtime containerd's sandboxes (default " + containerd.DefaultSnapshotter +
-	"; native works on any filesystem but copies the image for every sandbox)"
-
 // backends lists the sandbox backends in the order `--runtime auto` tries
 // them: Docker, then containerd (auto skips the unisolated local one). This
 // is the one place cmd names a backend package: everything else goes
@@ -56,40 +45,12 @@ func backends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.
 		}
 		return docker.New(opts...)
 	}
-	return []sandbox.Backend{
+	all := []sandbox.Backend{
 		{
 			Name:       "docker",
 			Available:  docker.Available,
 			New:        func() (sandbox.Runtime, error) { return newDocker() },
 			Configured: func() bool { return os.Getenv("DOCKER_HOST") != "" },
-		},
-		{
-			Name:      "containerd",
-			Available: func(ctx context.Context) error { return containerd.Available(ctx, o.containerdAddress) },
-			New: func() (sandbox.Runtime, error) {
-				// Images are built by the Docker Engine and imported from it;
-				// without it only images already in the namespace can be used.
-				// The image source never pulls: containerd pulls for itself.
-				src, err := docker.New(docker.WithLogger(log), docker.WithProgress(progress))
-				if err != nil {
-					return nil, err
-				}
-				opts := []containerd.Option{containerd.WithAddress(o.containerdAddress),
-					containerd.WithLogger(log), containerd.WithProgress(progress), containerd.WithImageSource(src), containerd.WithPullPolicy(o.pull)}
-				if o.containerdSnapshotter != "" {
-					opts = append(opts, containerd.WithSnapshotter(o.containerdSnapshotter))
-				}
-				return containerd.New(context.Background(), opts...)
-			},
-		},
-		{
-			Name:      "kubernetes",
-			Available: func(ctx context.Context) error { return kubernetes.Available(ctx, o.kubeconfig) },
-			New: func() (sandbox.Runtime, error) {
-				return kubernetes.New(context.Background(), kubernetes.WithKubeconfig(o.kubeconfig), kubernetes.WithNamespace(o.namespace),
-					kubernetes.WithLogger(log), kubernetes.WithProgress(progress), kubernetes.WithPullPolicy(o.pull))
-			},
-			Configured: func() bool { return o.kubeconfig != "" },
 		},
 		{
 			Name:       "local",
@@ -98,6 +59,8 @@ func backends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.
 			New:        func() (sandbox.Runtime, error) { return local.New() },
 		},
 	}
+	// containerd and kubernetes after docker, before local (auto's order).
+	return append(all[:1], append(clusterBackends(log, progress, o), all[1:]...)...)
 }
 
 // backendNames lists every backend's name, for --runtime's checks.

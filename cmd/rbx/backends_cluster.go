@@ -1,0 +1,57 @@
+//go:build !rbx_slim
+
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/containerd"
+	"github.com/rbx-sandbox/rbx/sandbox/docker"
+	"github.com/rbx-sandbox/rbx/sandbox/kubernetes"
+)
+
+// containerdAddressUsage is the help of --containerd-address.
+const containerdAddressUsage = "containerd socket for --runtime containerd (default: $CONTAINERD_ADDRESS, else " +
+	containerd.StandardAddress + ", then Docker Engine's " + containerd.DockerAddress + ")"
+
+// containerdSnapshotterUsage is the help of --containerd-snapshotter.
+const containerdSnapshotterUsage = "snapshotter of --runtime containerd's sandboxes (default " + containerd.DefaultSnapshotter +
+	"; native works on any filesystem but copies the image for every sandbox)"
+
+// clusterBackends are the containerd and kubernetes backends, in a build
+// without the rbx_slim tag (see backends_slim.go).
+func clusterBackends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.Backend {
+	return []sandbox.Backend{
+		{
+			Name:      "containerd",
+			Available: func(ctx context.Context) error { return containerd.Available(ctx, o.containerdAddress) },
+			New: func() (sandbox.Runtime, error) {
+				// Images are built by the Docker Engine and imported from it;
+				// without it only images already in the namespace can be used.
+				// The image source never pulls: containerd pulls for itself.
+				src, err := docker.New(docker.WithLogger(log), docker.WithProgress(progress))
+				if err != nil {
+					return nil, err
+				}
+				opts := []containerd.Option{containerd.WithAddress(o.containerdAddress),
+					containerd.WithLogger(log), containerd.WithProgress(progress), containerd.WithImageSource(src), containerd.WithPullPolicy(o.pull)}
+				if o.containerdSnapshotter != "" {
+					opts = append(opts, containerd.WithSnapshotter(o.containerdSnapshotter))
+				}
+				return containerd.New(context.Background(), opts...)
+			},
+		},
+		{
+			Name:      "kubernetes",
+			Available: func(ctx context.Context) error { return kubernetes.Available(ctx, o.kubeconfig) },
+			New: func() (sandbox.Runtime, error) {
+				return kubernetes.New(context.Background(), kubernetes.WithKubeconfig(o.kubeconfig), kubernetes.WithNamespace(o.namespace),
+					kubernetes.WithLogger(log), kubernetes.WithProgress(progress), kubernetes.WithPullPolicy(o.pull))
+			},
+			Configured: func() bool { return o.kubeconfig != "" },
+		},
+	}
+}
