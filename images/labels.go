@@ -1,6 +1,7 @@
 package images
 
 import (
+	"archive/tar"
 	"bytes"
 	"maps"
 	"slices"
@@ -37,4 +38,14 @@ func labelInstruction(labels map[string]string) string {
 		parts = append(parts, strconv.Quote(k)+"="+strconv.Quote(labels[k]))
 	}
 	return strings.Join(parts, " ")
+}
+
+// writeTarEntry writes hdr, sized to data, and data.
+func writeTarEntry(tw *tar.Writer, hdr *tar.Header, data []byte) error {
+	hdr.Size = int64(len(data))
+	if err := tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	_, err := tw.Write(data)
+	return err
 }

@@ -84,13 +84,7 @@ func addTarEntry(tw *tar.Writer, dir, p string, labels map[string]string) error 
 		if err != nil {
 			return err
 		}
-		data = withLabels(data, labels)
-		hdr.Size = int64(len(data))
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		_, err = tw.Write(data)
-		return err
+		return writeTarEntry(tw, hdr, withLabels(data, labels))
 	}
 	if err := tw.WriteHeader(hdr); err != nil {
 		return err

@@ -48,12 +48,7 @@ func toolchainContext(r Recipe, labels map[string]string) ([]byte, error) {
 		if p == "Dockerfile" {
 			data = withLabels(data, labels)
 		}
-		hdr.Size = int64(len(data))
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		_, err = tw.Write(data)
-		return err
+		return writeTarEntry(tw, hdr, data)
 	})
 	if err == nil {
 		err = tw.Close()

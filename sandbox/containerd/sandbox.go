@@ -51,7 +51,7 @@ func newSandbox(r *Runtime, c client.Container, spec sandbox.Spec) *Sandbox {
 		rt: r, id: c.ID(), container: c, workdir: spec.Workdir, mode: spec.Mode,
 		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap,
 	}
-	s.keeper = session.NewKeeper(s.id, keeperHost{s}, r.log)
+	s.keeper = session.NewKeeper(s.id, s.keeperHost(), r.log)
 	return s
 }
 

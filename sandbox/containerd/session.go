@@ -44,16 +44,8 @@ func (s *Sandbox) sh(ctx context.Context, script string) error {
 // it begins in the workdir with the sandbox's own environment.
 func (s *Sandbox) Reopen(ctx context.Context) error { return s.keeper.Reopen(ctx) }
 
-// keeperHost is what the session keeper needs of a containerd sandbox.
-type keeperHost struct{ s *Sandbox }
-
-func (h keeperHost) Open(ctx context.Context) (session.Conn, error) { return h.s.openSession(ctx) }
-func (h keeperHost) CheckRunning(ctx context.Context) error         { return h.s.checkRunning(ctx) }
-func (h keeperHost) SettledGone(ctx context.Context) error          { return h.s.settledGone(ctx, 4) }
-func (h keeperHost) Gone(ctx context.Context, err error) error      { return h.s.gone(ctx, err) }
-func (h keeperHost) MarkOOM(ctx context.Context, res *sandbox.ExecResult) {
-	h.s.markOOM(ctx, res)
-}
-func (h keeperHost) Kill(ctx context.Context, pid string) error {
-	return session.Sh(h.s.sh).KillPID(ctx, pid)
+// keeperHost is what the session keeper needs of the sandbox.
+func (s *Sandbox) keeperHost() session.HostFuncs {
+	return session.HostFuncs{OpenFn: s.openSession, CheckRunningFn: s.checkRunning, GoneFn: s.gone, MarkOOMFn: s.markOOM, ShFn: s.sh,
+		SettledGoneFn: func(ctx context.Context) error { return s.settledGone(ctx, 4) }}
 }

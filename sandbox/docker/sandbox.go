@@ -71,7 +71,7 @@ func newSandbox(r *Runtime, id string, spec sandbox.Spec) *Sandbox {
 		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap,
 		roots: writableRoots(spec.ReadOnlyRoot, spec.Workdir),
 	}
-	s.keeper = session.NewKeeper(id, keeperHost{s}, r.log)
+	s.keeper = session.NewKeeper(id, s.keeperHost(), r.log)
 	return s
 }
 

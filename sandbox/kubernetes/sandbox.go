@@ -44,7 +44,7 @@ func newSandbox(r *Runtime, name string, spec sandbox.Spec) *Sandbox {
 		rt: r, id: name, workdir: spec.Workdir, mode: spec.Mode,
 		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap, limits: spec.Limits,
 	}
-	s.keeper = session.NewKeeper(name, keeperHost{s}, r.cfg.log)
+	s.keeper = session.NewKeeper(name, s.keeperHost(), r.cfg.log)
 	return s
 }
 
