@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -77,4 +79,19 @@ func backendNames() []string {
 // images, which the containerd backend imports when it needs them.
 func engineBackends(log *slog.Logger, progress io.Writer) []sandbox.Backend {
 	return backends(log, progress, backendOptions{})[:1]
+}
+
+// notBuiltIn are stand-ins for backends a build tag left out: still names
+// --runtime knows, whose Available and New say what to do.
+func notBuiltIn(tag string, names ...string) []sandbox.Backend {
+	out := make([]sandbox.Backend, 0, len(names))
+	for _, name := range names {
+		err := fmt.Errorf("the %s backend is not in this binary (built with -tags %s, as make demo builds it): make build builds every backend", name, tag)
+		out = append(out, sandbox.Backend{
+			Name:      name,
+			Available: func(context.Context) error { return err },
+			New:       func() (sandbox.Runtime, error) { return nil, err },
+		})
+	}
+	return out
 }

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"io"
 	"log/slog"
 
@@ -22,14 +20,5 @@ const containerdSnapshotterUsage = "snapshotter of --runtime containerd's sandbo
 
 // clusterBackends are stand-ins that say the backend is not built in.
 func clusterBackends(*slog.Logger, io.Writer, backendOptions) []sandbox.Backend {
-	out := make([]sandbox.Backend, 0, 2)
-	for _, name := range []string{"containerd", "kubernetes"} {
-		err := fmt.Errorf("the %s backend is not in this binary (built with -tags rbx_slim, as make demo builds it): make build builds every backend", name)
-		out = append(out, sandbox.Backend{
-			Name:      name,
-			Available: func(context.Context) error { return err },
-			New:       func() (sandbox.Runtime, error) { return nil, err },
-		})
-	}
-	return out
+	return notBuiltIn("rbx_slim", "containerd", "kubernetes")
 }

@@ -84,41 +84,16 @@ func (f Fresh[S]) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.Exe
 	if pr.Close != nil {
 		defer pr.Close()
 	}
-	var res sandbox.ExecResult
-	var cancelled error
-	status := pr.Status
-	var st S
-	ended := false
-	if pr.Started != nil {
-		wait := time.NewTimer(startWait)
-		select {
-		case <-pr.Started:
-		case st = <-status:
-			ended = true
-		case <-wait.C:
-		case <-ctx.Done():
-		}
-		wait.Stop()
+	if st, ended := awaitStart(ctx, pr); ended { // the exec ended before the step said it ran
+		return f.ended(ctx, pr, st, out, start)
 	}
 	timer := time.NewTimer(req.Timeout)
 	defer timer.Stop()
-	if ended { // the exec ended before it said it started (it failed as such)
-		ch := make(chan S, 1)
-		ch <- st
-		status = ch
-	}
+	var res sandbox.ExecResult
+	var cancelled error
 	select {
-	case st := <-status:
-		code, err := pr.Finish(st)
-		res = out.Result(res)
-		res.ExitCode, res.Duration = code, time.Since(start)
-		if err != nil {
-			return res, fmt.Errorf("exec in %s: %w", f.ID, f.Host.Gone(ctx, err))
-		}
-		if err := f.Host.Ended(ctx, &res); err != nil {
-			return res, fmt.Errorf("exec in %s: %w", f.ID, err)
-		}
-		return res, nil
+	case st := <-pr.Status:
+		return f.ended(ctx, pr, st, out, start)
 	case <-timer.C:
 		res.TimedOut = true
 	case <-ctx.Done():
@@ -132,6 +107,39 @@ func (f Fresh[S]) Run(ctx context.Context, req sandbox.ExecRequest) (sandbox.Exe
 	if cancelled != nil {
 		res.ExitCode = -1
 		return res, fmt.Errorf("exec in %s: step cancelled: %w", f.ID, cancelled)
+	}
+	return res, nil
+}
+
+// awaitStart waits, when the backend tells (Proc.Started), for the step to
+// run, at most startWait; ended is true with the status when the exec
+// ended first.
+func awaitStart[S any](ctx context.Context, pr Proc[S]) (st S, ended bool) {
+	if pr.Started == nil {
+		return st, false
+	}
+	wait := time.NewTimer(startWait)
+	defer wait.Stop()
+	select {
+	case st = <-pr.Status:
+		return st, true
+	case <-pr.Started:
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	return st, false
+}
+
+// ended reports a step whose exec ended with st.
+func (f Fresh[S]) ended(ctx context.Context, pr Proc[S], st S, out *sandbox.CapWriter, start time.Time) (sandbox.ExecResult, error) {
+	code, err := pr.Finish(st)
+	res := out.Result(sandbox.ExecResult{})
+	res.ExitCode, res.Duration = code, time.Since(start)
+	if err != nil {
+		return res, fmt.Errorf("exec in %s: %w", f.ID, f.Host.Gone(ctx, err))
+	}
+	if err := f.Host.Ended(ctx, &res); err != nil {
+		return res, fmt.Errorf("exec in %s: %w", f.ID, err)
 	}
 	return res, nil
 }

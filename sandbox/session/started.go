@@ -6,8 +6,8 @@ import (
 	"sync"
 )
 
-// StartedWriter passes a stream on to Out once it has seen the stream
-// begin with Sentinel, which it strips, and closes Started then. A backend
+// StartedWriter passes a stream on to its writer once it has seen the stream
+// begin with its sentinel, which it strips, and closes Started then. A backend
 // whose exec API returns before the process runs (Kubernetes: the stream
 // is dialled through the API server and the kubelet) has the step's
 // wrapper print the sentinel to stderr first, so that the step's timeout
@@ -17,19 +17,18 @@ import (
 // A stream that begins otherwise (the wrapper failed before it) is passed
 // on whole, and counts as started.
 type StartedWriter struct {
-	Out      io.Writer
-	Sentinel []byte
+	out      io.Writer
+	sentinel []byte
+	started  chan struct{} // closed when done first turns true in Write
 
-	once    sync.Once
-	started chan struct{}
-	mu      sync.Mutex
-	head    []byte
-	done    bool
+	mu   sync.Mutex
+	head []byte // what came of the sentinel so far
+	done bool   // the sentinel was seen, missed, or the stream flushed
 }
 
 // NewStartedWriter returns a StartedWriter for sentinel to out.
 func NewStartedWriter(out io.Writer, sentinel string) *StartedWriter {
-	return &StartedWriter{Out: out, Sentinel: []byte(sentinel), started: make(chan struct{})}
+	return &StartedWriter{out: out, sentinel: []byte(sentinel), started: make(chan struct{})}
 }
 
 // Started is closed once the stream began.
@@ -40,23 +39,23 @@ func (w *StartedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	if w.done {
 		w.mu.Unlock()
-		return w.Out.Write(p)
+		return w.out.Write(p)
 	}
 	n := len(p)
 	w.head = append(w.head, p...)
-	if len(w.head) < len(w.Sentinel) && bytes.HasPrefix(w.Sentinel, w.head) {
+	if len(w.head) < len(w.sentinel) && bytes.HasPrefix(w.sentinel, w.head) {
 		w.mu.Unlock()
 		return n, nil // the sentinel, in pieces so far
 	}
 	rest := w.head
-	if bytes.HasPrefix(rest, w.Sentinel) {
-		rest = rest[len(w.Sentinel):]
+	if bytes.HasPrefix(rest, w.sentinel) {
+		rest = rest[len(w.sentinel):]
 	}
 	w.head, w.done = nil, true
 	w.mu.Unlock()
-	w.once.Do(func() { close(w.started) })
+	close(w.started)
 	if len(rest) > 0 {
-		if _, err := w.Out.Write(rest); err != nil {
+		if _, err := w.out.Write(rest); err != nil {
 			return 0, err
 		}
 	}
@@ -71,7 +70,7 @@ func (w *StartedWriter) Flush() error {
 	w.head, w.done = nil, true
 	w.mu.Unlock()
 	if len(rest) > 0 {
-		_, err := w.Out.Write(rest)
+		_, err := w.out.Write(rest)
 		return err
 	}
 	return nil
