@@ -77,6 +77,11 @@ func TestParseListing(t *testing.T) {
 		assert.Equal(t, byte('d'), l["/w"].Type)
 		assert.Equal(t, byte('l'), l["/w/l"].Type)
 	})
+	t.Run("gnu opaque directory", func(t *testing.T) {
+		l, err := parseListing(gz(t, "gnu\no 700 42 0 1700000000.5 4096 /var/cache/apt/archives/partial\x00"))
+		require.NoError(t, err)
+		assert.Equal(t, meta{Type: 'd', Mode: 0o700, UID: 42, Ctime: 1700000000_500000000, Size: 4096, Opaque: true}, l["/var/cache/apt/archives/partial"])
+	})
 	t.Run("busybox", func(t *testing.T) {
 		l, err := parseListing(gz(t, "bb\n41ed 0 0 1700000000 4096 /w\n81a4 0 0 1700000002 3 /w/f x\n"))
 		require.NoError(t, err)
@@ -119,6 +124,33 @@ func TestDiffListing(t *testing.T) {
 	assert.Equal(t, []string{"/w", "/w/edit", "/w/new", "/w/new/old-ctime", "/w/swap"}, c.Archive,
 		"changed since t0, new (a moved-in tree keeps old change times), other type; excluded mounts and / left out")
 	assert.Equal(t, int64(12), c.Bytes)
+	assert.Empty(t, c.Opaque)
+}
+
+func TestDiffListingOpaque(t *testing.T) {
+	const t0 = 100
+	base := listing{
+		"/a": {Type: 'd', Ctime: 50, Opaque: true}, "/b": {Type: 'd', Ctime: 50, Opaque: true},
+		"/c": {Type: 'd', Ctime: 50}, "/c/x": {Type: 'f', Ctime: 50}, "/d": {Type: 'd', Ctime: 50, Opaque: true},
+	}
+	for _, tc := range []struct {
+		name    string
+		cur     listing
+		opaque  []string
+		archive []string
+	}{
+		{"unchanged opaque directories are the baseline's", listing{"/a": base["/a"], "/b": base["/b"], "/c": base["/c"], "/c/x": base["/c/x"], "/d": base["/d"]}, nil, nil},
+		{"an opaque directory changed since t0", listing{"/a": {Type: 'd', Ctime: 120, Opaque: true}, "/b": base["/b"], "/c": base["/c"], "/c/x": base["/c/x"], "/d": base["/d"]}, []string{"/a"}, nil},
+		{"a new opaque directory", listing{"/a": base["/a"], "/b": base["/b"], "/c": base["/c"], "/c/x": base["/c/x"], "/d": base["/d"], "/e": {Type: 'd', Ctime: 40, Opaque: true}}, []string{"/e"}, nil},
+		{"a directory made opaque (its children look gone)", listing{"/a": base["/a"], "/b": base["/b"], "/c": {Type: 'd', Ctime: 50, Opaque: true}, "/d": base["/d"]}, []string{"/c"}, nil},
+		{"an opaque directory made readable is copied with its content", listing{"/a": base["/a"], "/b": base["/b"], "/c": base["/c"], "/c/x": base["/c/x"], "/d": {Type: 'd', Ctime: 120}, "/d/y": {Type: 'f', Ctime: 40}}, nil, []string{"/d", "/d/y"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := diffListing(base, tc.cur, t0, nil)
+			assert.Equal(t, tc.opaque, c.Opaque)
+			assert.Equal(t, tc.archive, c.Archive)
+		})
+	}
 }
 
 func TestBatches(t *testing.T) {

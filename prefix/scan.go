@@ -18,6 +18,9 @@ type meta struct {
 	GID   int
 	Ctime int64 // nanoseconds (whole seconds from busybox)
 	Size  int64
+	// Opaque marks a directory the scan could not read or search: its
+	// content is not listed (see scanScript).
+	Opaque bool
 }
 
 // listing is a scan: absolute path → entry.
@@ -70,7 +73,11 @@ func parseGNU(rec string) (string, meta, error) {
 	if err := firstErr(err1, err2, err3, err4, err5); err != nil {
 		return "", meta{}, fmt.Errorf("record %q: %w", clipText(rec, 80), err)
 	}
-	return f[6], meta{Type: f[0][0], Mode: uint32(mode), UID: uid, GID: gid, Ctime: ctime, Size: size}, nil
+	m := meta{Type: f[0][0], Mode: uint32(mode), UID: uid, GID: gid, Ctime: ctime, Size: size}
+	if m.Type == 'o' {
+		m.Type, m.Opaque = 'd', true
+	}
+	return f[6], m, nil
 }
 
 // parseBusybox parses stat's "%f %u %g %Z %s %n" (raw mode in hex).
@@ -128,6 +135,10 @@ type changes struct {
 	Archive []string
 	// Bytes is the size of the regular files among them.
 	Bytes int64
+	// Opaque are the directories the scan could not enter that are new
+	// or changed since t0: what changed inside them cannot be known, so
+	// the state cannot be carried.
+	Opaque []string
 }
 
 // diffListing compares the state cur (scanned in a sandbox whose prefix
@@ -156,7 +167,11 @@ func diffListing(base, cur listing, t0 int64, exclude map[string]bool) changes {
 		if exclude[p] || p == "/" {
 			continue
 		}
-		if b, ok := base[p]; !ok || b.Type != m.Type || m.Ctime >= t0 {
+		if b, ok := base[p]; !ok || b.Type != m.Type || m.Ctime >= t0 || m.Opaque != b.Opaque {
+			if m.Opaque {
+				c.Opaque = append(c.Opaque, p)
+				continue
+			}
 			c.Archive = append(c.Archive, p)
 			if m.Type == 'f' {
 				c.Bytes += m.Size
@@ -164,6 +179,7 @@ func diffListing(base, cur listing, t0 int64, exclude map[string]bool) changes {
 		}
 	}
 	slices.Sort(c.Archive)
+	slices.Sort(c.Opaque)
 	return c
 }
 

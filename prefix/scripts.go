@@ -51,9 +51,16 @@ printf 'T '; date +%s.%N`
 // GNU find "%y %m %U %G %C@ %s %p" NUL-terminated, or busybox stat
 // "%f %u %g %Z %s %n" newline-terminated. The first line names the format.
 // It prints the listing's size.
+//
+// GNU find lists a directory the shell's user cannot read and search (for
+// root without CAP_DAC_READ_SEARCH, as sandboxes run: apt's 0700
+// /var/cache/apt/archives/partial) with type "o" and does not enter it:
+// such a directory is opaque to the cache, which refuses a prefix that
+// changed it (see diffListing) instead of failing every scan of the image.
+// Busybox's find cannot tell, and its error refuses the scan.
 const scanScript = `o=$1; shift
 if find / -maxdepth 0 -printf '' >/dev/null 2>&1; then
-  { echo gnu; find "$@" -xdev \( -path /proc -o -path /sys -o -path /dev \) -prune -o -printf '%y %m %U %G %C@ %s %p\0'; } | gzip -1 > "$o" || exit 1
+  { echo gnu; find "$@" -xdev \( -path /proc -o -path /sys -o -path /dev \) -prune -o -type d ! \( -readable -executable \) -printf 'o %m %U %G %C@ %s %p\0' -prune -o -printf '%y %m %U %G %C@ %s %p\0'; } | gzip -1 > "$o" || exit 1
 else
   { echo bb; find "$@" -xdev \( -path /proc -o -path /sys -o -path /dev \) -prune -o -print0 | xargs -0 stat -c '%f %u %g %Z %s %n'; } | gzip -1 > "$o" || exit 1
 fi

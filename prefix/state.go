@@ -76,6 +76,10 @@ func (src *Source) Capture(ctx context.Context, base listing, step int, maxBytes
 		return nil, err
 	}
 	ch := diffListing(base, cur, src.t0, src.exclude)
+	if len(ch.Opaque) > 0 {
+		m := cur[ch.Opaque[0]]
+		return nil, notReusable(step, "it changed a directory the sandbox's user cannot list, %s (mode %04o, owner %d:%d; %d such in all): what is inside cannot be carried", ch.Opaque[0], m.Mode, m.UID, m.GID, len(ch.Opaque))
+	}
 	if ch.Bytes > maxBytes {
 		return nil, notReusable(step, "the state after it holds %d bytes of changed files, over the cache's bound of %d per entry", ch.Bytes, maxBytes)
 	}
