@@ -1,8 +1,6 @@
 package docker
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -26,23 +24,6 @@ func (s *Sandbox) runAgent(ctx context.Context, args ...string) ([]byte, error) 
 		return err
 	})
 	return out, err
-}
-
-// agentReport runs scan and parses its gzipped report.
-func (s *Sandbox) agentReport(ctx context.Context, cmd string, args ...string) (agent.Report, error) {
-	out, err := s.runAgent(ctx, append([]string{cmd}, args...)...)
-	if err != nil {
-		return agent.Report{}, err
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(out))
-	if err != nil {
-		return agent.Report{}, fmt.Errorf("agent %s: %w", cmd, err)
-	}
-	rep, err := agent.ReadReport(zr)
-	if err != nil {
-		return agent.Report{}, fmt.Errorf("agent %s: %w", cmd, err)
-	}
-	return rep, nil
 }
 
 // Digest runs the agent's digest (tests compare a recycled sandbox with a

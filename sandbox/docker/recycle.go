@@ -55,11 +55,7 @@ func (s *Sandbox) prepareRecycle(ctx context.Context, imageID string) error {
 	if err != nil {
 		return fmt.Errorf("fresh listing: %w", err)
 	}
-	kept := map[string][]byte{}
-	for _, k := range rep.Kept {
-		kept[string(k.Path)] = k.Data
-	}
-	s.rec = &recycleState{fresh: fresh, kept: kept, source: src, upper: upper}
+	s.rec = &recycleState{fresh: fresh, kept: recycle.KeptFiles(rep), source: src, upper: upper}
 	return nil
 }
 
@@ -90,43 +86,22 @@ func (s *Sandbox) freshListing(ctx context.Context, imageID, upper string) (*rec
 		}
 		s.rt.log.Debug("fresh listing: the scoped one does not fit the image's, taking the whole one", "id", s.id, "image", imageID, "why", err)
 	} else if s.rt.listed(imageID, false) {
-		key, err := recycle.NewKey()
+		fr, rep, ok, err := s.rt.fresh.ListByFPs(ctx, s.runAgentStream, imageID)
 		if err != nil {
 			return nil, agent.Report{}, err
 		}
-		var fps agent.FreshFPs
-		var rep agent.Report
-		err = s.runAgentStream(ctx, []string{"scan", "-keep", "-fp"}, func(in io.Writer, out io.Reader) error {
-			if _, err := in.Write(key[:]); err != nil {
-				return err
-			}
-			if fps, err = agent.ReadFreshFPs(out); err != nil {
-				return err
-			}
-			rep, err = agent.ReadFrame(out)
-			return err
-		})
-		if err != nil {
-			return nil, agent.Report{}, err
-		}
-		if fr, ok := s.rt.fresh.FromFPs(key, fps); ok {
+		if ok {
 			s.rt.countListing(listingFPs)
-			s.rt.fresh.Keep(imageID, fr)
 			return fr, rep, nil
 		}
 		s.rt.log.Debug("fresh listing: no listing of this shape held, taking the whole one", "id", s.id, "image", imageID)
 	}
-	rep, err := s.agentReport(ctx, "scan", "-keep")
-	if err != nil {
-		return nil, agent.Report{}, err
-	}
-	fr, err := s.rt.fresh.NewFresh(rep.Entries)
+	fr, rep, err := s.rt.fresh.ListWhole(ctx, s.runAgentStream, imageID)
 	if err != nil {
 		return nil, agent.Report{}, err
 	}
 	s.rt.listed(imageID, true)
 	s.rt.countListing(listingWhole)
-	s.rt.fresh.Keep(imageID, fr)
 	return fr, rep, nil
 }
 
@@ -238,48 +213,14 @@ func (s *Sandbox) recycleMux(ctx context.Context, st *recycleState, args []strin
 	return rep, "", nil
 }
 
-// restore is the talk of a recycle: fingerprints out, changes in, plan
-// out, the restored entries in and accepted; reason names the part that
-// failed.
+// restore is the talk of a recycle (recycle.Restore) with content from
+// the image's baseline container; reason names the part that failed.
 func (s *Sandbox) restore(ctx context.Context, st *recycleState, in io.Writer, out io.Reader, rep *sandbox.RecycleReport) (string, error) {
-	var scope *agent.Scope
-	var dirs [][]byte
-	if st.upper != "" {
-		var err error
-		if dirs, scope, err = scopeFor(out, st.upper); err != nil {
-			return "scan", err
-		}
-		rep.Scoped = scope.Len()
-	}
-	proven, idx := st.fresh.ProvenIn(scope)
-	if err := agent.WriteProven(in, proven); err != nil {
-		return "scan", fmt.Errorf("send fingerprints: %w", err)
-	}
-	if scope != nil {
-		if err := agent.WriteScope(in, dirs); err != nil {
-			return "scan", fmt.Errorf("send the scope: %w", err)
-		}
-	}
-	changes, err := agent.ReadFrame(out)
-	if err != nil {
-		return "scan", err
-	}
-	rep.Killed, rep.IPCRemoved = changes.State.Killed, changes.State.IPCRemoved
-	plan, err := st.fresh.PlanIn(changes, idx)
-	if err != nil {
-		return "plan", err
-	}
-	rep.Removed, rep.Restored, rep.MetaFixed, rep.Untouched = len(plan.Remove), len(plan.Create), len(plan.Meta), len(plan.Proven)
-	s.rt.log.Debug("recycle plan", "id", s.id, "remove", quoted(plan.Remove), "create", entryPaths(plan.Create), "meta", entryPaths(plan.Meta))
-	sent := map[string]string{}
-	if err := s.writePlan(ctx, st, plan, agent.NewPlanWriter(in), sent); err != nil {
-		return "restore", err
-	}
-	after, err := agent.ReadFrame(out)
-	if err != nil {
-		return "restore", err
-	}
-	return "verify", st.fresh.Accept(plan, after, sent)
+	r := &recycle.Restore{Fresh: st.fresh, Kept: st.kept, Upper: st.upper, Log: s.rt.log, ID: s.id,
+		Open: func(ctx context.Context, e agent.Entry) (io.ReadCloser, error) {
+			return s.rt.openFile(ctx, st.source, e)
+		}}
+	return r.Talk(ctx, in, out, rep)
 }
 
 // becomeSession sends the shell's spec to the agent, which execs the
@@ -295,21 +236,4 @@ func (s *Sandbox) becomeSession(ctx context.Context, c *agentConn, sp *agent.Ses
 	}
 	s.keeper.Install(conn)
 	return nil
-}
-
-// quoted and entryPaths render a plan's paths for the debug log.
-func quoted(paths [][]byte) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = fmt.Sprintf("%q", p)
-	}
-	return out
-}
-
-func entryPaths(ents []agent.Entry) []string {
-	out := make([]string, len(ents))
-	for i, e := range ents {
-		out[i] = fmt.Sprintf("%q", e.Path)
-	}
-	return out
 }

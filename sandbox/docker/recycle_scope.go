@@ -51,21 +51,6 @@ func (s *Sandbox) upperDir(ctx context.Context) (string, string) {
 	return upper, ""
 }
 
-// scopeFor waits for the agent's word that the sandbox is quiet, then
-// reads the upper layer's directories: the scope of this recycle's walk.
-func scopeFor(out io.Reader, upper string) ([][]byte, *agent.Scope, error) {
-	quiet := make([]byte, len(agent.Quiet))
-	if _, err := io.ReadFull(out, quiet); err != nil || string(quiet) != agent.Quiet {
-		return nil, nil, fmt.Errorf("agent did not say it is quiet (%q, %v)", quiet, err)
-	}
-	dirs, err := recycle.UpperDirs(upper)
-	if err != nil {
-		return nil, nil, err
-	}
-	scope, err := agent.NewScope(dirs)
-	return dirs, scope, err
-}
-
 // scopedListing takes a recyclable sandbox's fresh listing by a walk
 // scoped by its upper layer at creation (the engine's few entries, and the
 // other writable mounts whole) when the host holds the image's listing:
@@ -76,7 +61,7 @@ func (s *Sandbox) scopedListing(ctx context.Context, imageID, upper string) (*re
 	var rep agent.Report
 	var scope *agent.Scope
 	err := s.runAgentStream(ctx, []string{"scan", "-keep", "-scoped"}, func(in io.Writer, out io.Reader) error {
-		dirs, sc, err := scopeFor(out, upper)
+		dirs, sc, err := recycle.ScopeFor(out, upper)
 		if err != nil {
 			return err
 		}
