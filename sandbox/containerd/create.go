@@ -31,7 +31,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
-	if err := sandbox.RefuseRecycle("containerd", spec); err != nil {
+	if err := r.checkRecycle(spec); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
 	if spec.Image == "" {
@@ -70,8 +70,18 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if err := sb.start(lctx); err != nil {
 		return nil, err
 	}
+	if spec.Recycle {
+		if err := sb.makeWorkdir(lctx); err != nil {
+			return nil, fmt.Errorf("make workdir: %w", err)
+		}
+	}
 	if err := sb.setupFiles(lctx, spec, img, ids); err != nil {
 		return nil, err
+	}
+	if spec.Recycle {
+		if err := sb.prepareRecycle(lctx, img); err != nil {
+			return nil, err
+		}
 	}
 	if spec.Mode == sandbox.ModeSession {
 		sess, err := sb.openSession(ctx)

@@ -13,11 +13,24 @@ import (
 )
 
 // withImageFS runs fn with the image's root filesystem, as it is, mounted
-// read-only on the host: a view snapshot of the image's layers (never a
-// sandbox's own snapshot, which a running container writes), removed
-// after. ctx should hold a lease, so that a crash leaves the view to
-// containerd's garbage collector.
-func (r *Runtime) withImageFS(ctx context.Context, img client.Image, fn func(root *os.Root) error) (err error) {
+// read-only on the host (see withImageDir), opened as an os.Root.
+func (r *Runtime) withImageFS(ctx context.Context, img client.Image, fn func(root *os.Root) error) error {
+	return r.withImageDir(ctx, img, func(dir string) error {
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			return err
+		}
+		defer root.Close()
+		return fn(root)
+	})
+}
+
+// withImageDir runs fn with the image's root filesystem, as it is, mounted
+// read-only on the host at dir: a view snapshot of the image's layers
+// (never a sandbox's own snapshot, which a running container writes),
+// removed after. ctx should hold a lease, so that a crash leaves the view
+// to containerd's garbage collector.
+func (r *Runtime) withImageDir(ctx context.Context, img client.Image, fn func(dir string) error) (err error) {
 	diffIDs, err := img.RootFS(ctx)
 	if err != nil {
 		return fmt.Errorf("read image %s: %w", img.Name(), engineErr(err))
@@ -33,14 +46,7 @@ func (r *Runtime) withImageFS(ctx context.Context, img client.Image, fn func(roo
 			err = errors.Join(err, fmt.Errorf("remove view of image %s: %w", img.Name(), rerr))
 		}
 	}()
-	return mount.WithReadonlyTempMount(ctx, mounts, func(dir string) error {
-		root, err := os.OpenRoot(dir)
-		if err != nil {
-			return err
-		}
-		defer root.Close()
-		return fn(root)
-	})
+	return mount.WithReadonlyTempMount(ctx, mounts, fn)
 }
 
 // readSmall reads name under root, at most 4 MiB; a missing file reads as

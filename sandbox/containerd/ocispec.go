@@ -63,6 +63,9 @@ func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string,
 			Destination: initMount, Type: "bind", Source: r.initPath, Options: []string{"rbind", "ro"},
 		}}))
 	}
+	if spec.Recycle {
+		opts = append(opts, r.agent.specOpts()...)
+	}
 	return append(opts, limitOpts(spec.Limits)...), nil
 }
 

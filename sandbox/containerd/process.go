@@ -11,6 +11,7 @@ import (
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
+	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
@@ -38,13 +39,20 @@ func (s *Sandbox) run(ctx context.Context, args, env []string, cwd string, stdin
 	if out == nil {
 		out = io.Discard
 	}
+	return s.execProc(ctx, &ps, stdin, out, out)
+}
+
+// execProc starts the process ps in the container's task with its three
+// streams (stdin may be nil).
+func (s *Sandbox) execProc(ctx context.Context, ps *specs.Process, stdin io.Reader, stdout, stderr io.Writer) (*proc, error) {
+	args := ps.Args
 	ctx = s.rt.ctx(ctx)
 	var in *stdinCloser
 	if stdin != nil {
 		in = &stdinCloser{r: stdin, ready: make(chan struct{})}
 		stdin = in
 	}
-	p, err := s.task.Exec(ctx, "x"+randomHex(8), &ps, cio.NewCreator(cio.WithStreams(stdin, out, out)))
+	p, err := s.task.Exec(ctx, "x"+randomHex(8), ps, cio.NewCreator(cio.WithStreams(stdin, stdout, stderr)))
 	if err != nil {
 		in.release(nil)
 		return nil, fmt.Errorf("exec %q: %w", args[0], err)

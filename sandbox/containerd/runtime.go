@@ -18,6 +18,7 @@ import (
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 
+	"github.com/rbx-sandbox/rbx/recycle"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
@@ -48,6 +49,9 @@ type Runtime struct {
 	users    sync.Map           // image digest + user -> *sandbox.UserIDs
 	beat     *sandbox.Heartbeat // started by the first Create
 	net      cniNet             // the bridge network, loaded on first use
+
+	agent *agentBinary      // nil: Spec.Recycle is refused
+	fresh recycle.Baselines // recyclable sandboxes' fresh listings, shared by shape
 }
 
 type config struct {
@@ -60,6 +64,7 @@ type config struct {
 	images      ImageSource
 	pull        sandbox.PullPolicy
 	beatEvery   time.Duration
+	agent       *agentBinary
 }
 
 // Option configures a Runtime.
@@ -172,7 +177,7 @@ func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 	}
 	r := &Runtime{
 		cli: cli, address: addr, namespace: c.namespace, snapshotter: c.snapshotter,
-		log: c.log, owner: c.owner, progress: c.progress, images: c.images, initPath: findInit(), pull: c.pull,
+		log: c.log, owner: c.owner, progress: c.progress, images: c.images, initPath: findInit(), pull: c.pull, agent: c.agent,
 	}
 	r.beat = sandbox.NewHeartbeat(r, r.owner, c.beatEvery, r.log)
 	if err := checkSnapshotter(ctx, r); err != nil {

@@ -44,6 +44,9 @@ type Sandbox struct {
 	oomSeen int64
 
 	shell session.ShellProbe // exec-mode shell, detected on first use
+
+	// rec is a recyclable sandbox's state (Spec.Recycle), nil otherwise.
+	rec *recycleState
 }
 
 func newSandbox(r *Runtime, c client.Container, spec sandbox.Spec) *Sandbox {
@@ -75,6 +78,7 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	s.removed = true
 	s.mu.Unlock()
 	s.keeper.Close() // a step still running sees EOF, then ErrSandboxGone
+	s.releaseRecycle()
 	ctx, cancel := context.WithTimeout(s.rt.ctx(context.WithoutCancel(ctx)), removeTimeout)
 	defer cancel()
 	if err := s.rt.remove(ctx, s.container); err != nil && !cerrdefs.IsNotFound(err) {

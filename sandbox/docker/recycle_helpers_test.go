@@ -54,16 +54,6 @@ func recyclable(image string, mode sandbox.Mode) sandbox.Spec {
 	return sandbox.Spec{Image: image, Mode: mode, Recycle: true, StepTimeout: 20 * time.Second}
 }
 
-// digest returns the agent's digest of sb.
-func digest(tb testing.TB, sb sandbox.Sandbox) string {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	d, err := sb.(*docker.Sandbox).Digest(ctx)
-	require.NoError(tb, err)
-	return d
-}
-
 // scopedHere reports whether this engine's recycles are scoped by the
 // upper layer (fuse-overlayfs storage, read by a root test process): the
 // hostile test then asserts that they were.

@@ -1,23 +1,24 @@
 package docker_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/recycle/recycletest"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
+)
+
+const (
+	busybox = recycletest.Busybox
+	debian  = recycletest.Debian
 )
 
 // hostileRun is one image and mode of the hostile test: sandboxes
@@ -52,7 +53,7 @@ var hostileRuns = []hostileRun{
 func TestIntegrationRecycleHostile(t *testing.T) {
 	rt := newRecycleRuntime(t, busybox, debian)
 	full := newRecycleRuntimeWith(t, []docker.Option{docker.WithScopedRecycle(false)}, busybox, debian)
-	helper := buildIPCObjects(t)
+	helper := recycletest.BuildIPCObjects(t)
 	var mu sync.Mutex
 	total, refused := 0, 0
 	t.Run("group", func(t *testing.T) {
@@ -91,96 +92,28 @@ func (run hostileRun) do(t *testing.T, rt *docker.Runtime, helper []byte) (prove
 	}
 	spec := recyclable(run.image, run.mode)
 	first := newSandbox(t, rt, spec)
-	fresh := digest(t, first)
-	eps := episodes(run.image)
+	fresh := recycletest.Digest(t, first)
+	eps := recycletest.Episodes(run.image)
 	for i := 0; i < run.sandboxes; i++ {
 		sb := first
 		if i > 0 {
 			sb = newSandbox(t, rt, spec)
-			requireSameDigest(t, fresh, digest(t, sb), "second fresh sandbox")
+			recycletest.RequireSameDigest(t, fresh, recycletest.Digest(t, sb), "second fresh sandbox")
 		}
 		for round := 0; round < run.rounds; round++ {
 			ep := eps[(round+i*7)%len(eps)]
-			ok := runEpisode(t, sb, ep, helper, !run.fullWalks && scopedHere(t))
+			ok, rep := recycletest.RunEpisode(t, sb, ep, helper)
+			if ok {
+				require.Equal(t, !run.fullWalks && scopedHere(t), rep.Scoped > 0, "%s: scoped by the upper layer (%d directories)", ep.Name, rep.Scoped)
+			}
 			if !ok {
 				refused++
 				sb = newSandbox(t, rt, spec) // the refused one is removed at cleanup
 				continue
 			}
-			requireSameDigest(t, fresh, digest(t, sb), fmt.Sprintf("round %d, after %s", round, ep.name))
+			recycletest.RequireSameDigest(t, fresh, recycletest.Digest(t, sb), fmt.Sprintf("round %d, after %s", round, ep.Name))
 			proved++
 		}
 	}
 	return proved, refused
-}
-
-// runEpisode does ep in sb and recycles it; it returns false when Recycle
-// refused (as ep expects).
-func runEpisode(t *testing.T, sb sandbox.Sandbox, ep episode, helper []byte, scoped bool) bool {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if strings.Contains(ep.cmd, "/tmp/ipcobjects") {
-		require.NoError(t, sb.WriteFiles(ctx, []sandbox.File{{Path: "/tmp/ipcobjects", Data: helper, Mode: 0o755}}))
-	}
-	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: ep.cmd})
-	require.NoError(t, err, ep.name)
-	require.Contains(t, string(res.Output), "ok", "%s: %s", ep.name, res.Output)
-	rep, err := sb.(sandbox.Recycler).Recycle(ctx)
-	if err == nil {
-		require.Equal(t, scoped, rep.Scoped > 0, "%s: scoped by the upper layer (%d directories)", ep.name, rep.Scoped)
-	}
-	if ep.refused {
-		require.ErrorIs(t, err, sandbox.ErrRecycle, ep.name)
-		var re *sandbox.RecycleError
-		require.True(t, errors.As(err, &re))
-		return false
-	}
-	require.NoError(t, err, ep.name)
-	return true
-}
-
-// requireSameDigest fails with the lines that differ.
-func requireSameDigest(t *testing.T, want, got, what string) {
-	t.Helper()
-	if want == got {
-		return
-	}
-	w, g := lineSet(want), lineSet(got)
-	var diff []string
-	for l := range w {
-		if !g[l] {
-			diff = append(diff, "- "+l)
-		}
-	}
-	for l := range g {
-		if !w[l] {
-			diff = append(diff, "+ "+l)
-		}
-	}
-	if len(diff) > 40 {
-		diff = diff[:40]
-	}
-	require.Fail(t, "digest differs from a fresh sandbox's", "%s:\n%s", what, strings.Join(diff, "\n"))
-}
-
-func lineSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, l := range strings.Split(s, "\n") {
-		m[l] = true
-	}
-	return m
-}
-
-// buildIPCObjects builds the static IPC helper (testdata/ipcobjects).
-func buildIPCObjects(t *testing.T) []byte {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "ipcobjects")
-	cmd := exec.Command("go", "build", "-o", out, "./testdata/ipcobjects")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	msg, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(msg))
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	return data
 }

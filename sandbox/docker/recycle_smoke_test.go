@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/recycle/recycletest"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
@@ -21,7 +22,7 @@ func TestIntegrationRecycleUser(t *testing.T) {
 	spec := recyclable(busybox, sandbox.ModeSession)
 	spec.User = "65534"
 	sb := newSandbox(t, rt, spec)
-	fresh := digest(t, sb)
+	fresh := recycletest.Digest(t, sb)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: "echo hi > f; mkdir -p .x; chmod 000 .x; sleep 1000 >/dev/null 2>&1 & echo ok"})
@@ -30,7 +31,7 @@ func TestIntegrationRecycleUser(t *testing.T) {
 	rep, err := sb.(sandbox.Recycler).Recycle(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, rep.Removed)
-	requireSameDigest(t, fresh, digest(t, sb), "after the user's episode")
+	recycletest.RequireSameDigest(t, fresh, recycletest.Digest(t, sb), "after the user's episode")
 	res, err = sb.Exec(ctx, sandbox.ExecRequest{Command: "id -u; touch g && echo ok"})
 	require.NoError(t, err)
 	assert.Equal(t, "65534\nok\n", string(res.Output))
@@ -78,8 +79,8 @@ func TestIntegrationRecycleSharedListing(t *testing.T) {
 			} else {
 				assert.Equal(t, []int{1, 0}, []int{fps, scoped}, "fingerprint and scoped listings")
 			}
-			fresh := digest(t, first)
-			requireSameDigest(t, fresh, digest(t, second), "the second fresh sandbox")
+			fresh := recycletest.Digest(t, first)
+			recycletest.RequireSameDigest(t, fresh, recycletest.Digest(t, second), "the second fresh sandbox")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			for i := 0; i < 3; i++ {
@@ -89,7 +90,7 @@ func TestIntegrationRecycleSharedListing(t *testing.T) {
 				rep, err := second.(sandbox.Recycler).Recycle(ctx)
 				require.NoError(t, err)
 				assert.Equal(t, 4, rep.Restored, "round %d: /etc/passwd, /usr/bin/yes, /usr/bin/env, /usr/bin/tail", i)
-				requireSameDigest(t, fresh, digest(t, second), "after round")
+				recycletest.RequireSameDigest(t, fresh, recycletest.Digest(t, second), "after round")
 			}
 		})
 	}

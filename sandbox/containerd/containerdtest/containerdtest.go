@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/recycle/agenttest"
 	"github.com/rbx-sandbox/rbx/sandbox/containerd"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
@@ -22,11 +23,25 @@ import (
 // namespace. Imported images stay, as a cache keyed by the image id.
 func Runtime(tb testing.TB, imgs ...string) *containerd.Runtime {
 	tb.Helper()
+	return runtime(tb, nil, imgs)
+}
+
+// RecyclingRuntime is Runtime with the rbx-agent built for the test
+// binary (agenttest.Build), so that sandboxes created with Spec.Recycle
+// can be recycled in place.
+func RecyclingRuntime(tb testing.TB, imgs ...string) *containerd.Runtime {
+	tb.Helper()
+	Skip(tb)
+	return runtime(tb, []containerd.Option{containerd.WithAgent(agenttest.Build(tb))}, imgs)
+}
+
+func runtime(tb testing.TB, opts []containerd.Option, imgs []string) *containerd.Runtime {
+	tb.Helper()
 	Skip(tb)
 	src := dockertest.Runtime(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	rt, err := containerd.New(ctx, containerd.WithImageSource(src))
+	rt, err := containerd.New(ctx, append([]containerd.Option{containerd.WithImageSource(src)}, opts...)...)
 	if err != nil {
 		tb.Fatalf("containerd runtime: %v", err)
 	}

@@ -1,26 +1,27 @@
-package docker_test
+package recycletest
 
 import "strings"
 
-// episode is what one hostile episode does, as root, before a Recycle.
-type episode struct {
-	name string
-	// cmd runs in the sandbox; {ipc} is replaced by the image's way of
+// Episode is what one hostile episode does, as root, before a Recycle.
+type Episode struct {
+	Name string
+	// Cmd runs in the sandbox; {ipc} is replaced by the image's way of
 	// creating SysV IPC objects. It must print "ok".
-	cmd string
-	// refused: the design cannot restore this (see docs/recycling.md), so
+	Cmd string
+	// Refused: the design cannot restore this (see docs/recycling.md), so
 	// Recycle must return an error and the sandbox is replaced.
-	refused bool
+	Refused bool
 }
 
+// The images the episodes are written for.
 const (
-	busybox = "rbx/busybox:latest"
-	debian  = "rbx/debian:bookworm"
+	Busybox = "rbx/busybox:latest"
+	Debian  = "rbx/debian:bookworm"
 )
 
-// episodes returns the hostile episodes for image. Each one ends with
+// Episodes returns the hostile episodes for image (Busybox or Debian). Each one ends with
 // "echo ok" so a step that did not do its damage fails the test.
-func episodes(image string) []episode {
+func Episodes(image string) []Episode {
 	evil := `printf '#!/bin/sh\necho owned\n' > /tmp/evil && chmod 755 /tmp/evil && `
 	tools := evil + `rm /usr/bin/find && cp /tmp/evil /usr/bin/find && ln -sf /tmp/evil /bin/tar && ln -sf /tmp/evil /bin/sh && echo ok`
 	ipc := "/tmp/ipcobjects && /tmp/ipcobjects"
@@ -30,7 +31,7 @@ func episodes(image string) []episode {
 	// directory), renamed, moved over another: what a walk scoped by the
 	// upper layer must still see (docs/recycling.md, scoped walks).
 	trees := `rm -rf /usr/sbin && mkdir -p /usr/sbin/new && mv /usr/bin /tmp/ub && mkdir /usr/bin && echo ok`
-	if image == debian {
+	if image == Debian {
 		tools = evil + `cp /tmp/evil /usr/bin/find && cp /usr/bin/true /bin/tar && ln -sf /tmp/evil /bin/sh && echo ok`
 		ipc = "ipcmk -M 4096 && ipcmk -S 2 && ipcmk -Q && /tmp/ipcobjects"
 		perms = `chown 65534:65534 /usr/bin && chmod 4777 /root && chmod 000 /etc && echo ok`
@@ -46,7 +47,7 @@ func episodes(image string) []episode {
 			`mv /usr/share/doc/liberror-perl /usr/share/doc/ca-certificates && ` +
 			`echo x > /usr/share/perl5/Debconf/new && echo ok`
 	}
-	eps := []episode{
+	eps := []Episode{
 		{"workdir", `echo a > f && mkdir -p d/e && echo b > d/e/g && chmod 600 f && echo ok`, false},
 		{"tmp-shm-dev", `echo x > /tmp/x && mkdir /tmp/.h && touch /tmp/.h/y && echo z > /dev/shm/z && mkfifo /tmp/fifo && touch /dev/evil && echo ok`, false},
 		{"hidden", `mkdir -p .x/.y /root/.cache/.z && echo s > .x/.y/s && echo ok`, false},
@@ -74,7 +75,7 @@ func episodes(image string) []episode {
 		{"etc-group-dir", `rm /etc/group && mkdir /etc/group && echo ok`, false},
 	}
 	for i := range eps {
-		eps[i].cmd = strings.ReplaceAll(eps[i].cmd, "{ipc}", ipc)
+		eps[i].Cmd = strings.ReplaceAll(eps[i].Cmd, "{ipc}", ipc)
 	}
 	return eps
 }
