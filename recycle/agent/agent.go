@@ -26,7 +26,7 @@ import (
 // exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: rbx-agent init [-- CMD...] | scan | recycle [-session] | whois | digest")
+		fmt.Fprintln(stderr, "usage: rbx-agent init [-- CMD...] | scan | recycle [-session] | whois | digest | cat | install DEST")
 		return 2
 	}
 	// Same-uid processes of the sandbox cannot ptrace us or read our memory.
@@ -41,6 +41,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = recycleCmd(args[1:], stdin, stdout)
 	case "digest":
 		err = Digest(stdout, selfMount())
+	case "cat":
+		err = serveCat(stdin, stdout)
+	case "install":
+		err = install(args[1:])
 	case "whois":
 		var sp SessionSpec
 		if sp, err = Whois(); err == nil {
