@@ -1,6 +1,8 @@
 package recycle
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -35,4 +37,17 @@ func FindAgent() (string, error) {
 		return "", fmt.Errorf("%w: set $%s or build it beside %s (make build): %v", ErrNoAgent, AgentEnv, exe, err)
 	}
 	return p, nil
+}
+
+// AgentImageRepo is the repository of the agent images: an image holding
+// only /rbx-agent, which the Kubernetes backend's init container copies
+// into each recyclable pod (a pod can only get a binary from an image).
+const AgentImageRepo = "rbx/agent"
+
+// AgentImageRef is the name of the agent image holding the binary data:
+// AgentImageRepo tagged with its SHA-256 prefix, so that a host and the
+// pods it recycles run the same agent, whatever else the cluster holds.
+func AgentImageRef(data []byte) string {
+	sum := sha256.Sum256(data)
+	return AgentImageRepo + ":" + hex.EncodeToString(sum[:6])
 }

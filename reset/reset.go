@@ -204,7 +204,8 @@ func (r *Resetter) taskPool(tk *task.Task) (taskPool, error) {
 	if !ok {
 		spec := ClassSpec(tk)
 		spec.Labels[LabelClass] = class
-		recycling := r.cfg.recycle != nil && !spec.ReadOnlyRoot
+		why := sandbox.CanRecycle(r.rt, spec)
+		recycling := r.cfg.recycle != nil && why == nil
 		spec.Recycle = recycling
 		opts := append([]pool.Option{pool.WithLogger(r.cfg.log), pool.WithBudget(r.budget), pool.WithWait(r.cfg.wait)}, r.cfg.poolOpts...)
 		switch {
@@ -212,7 +213,7 @@ func (r *Resetter) taskPool(tk *task.Task) (taskPool, error) {
 			opts = append(opts, pool.WithRecycle(r.cfg.recycle),
 				pool.WithYield(func(front string, held int) bool { return r.yields(class, held, front) }))
 		case r.cfg.recycle != nil:
-			r.cfg.log.Info("pool: a read-only root is not recycled: its sandboxes are removed after each episode", "pool", class)
+			r.cfg.log.Info("pool: not recycled: its sandboxes are removed after each episode", "pool", class, "why", why)
 		}
 		var err error
 		if p, err = pool.New(r.rt, pool.Template{Key: class, Spec: spec}, opts...); err != nil {

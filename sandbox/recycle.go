@@ -70,3 +70,25 @@ func (e *RecycleError) Error() string {
 
 // Unwrap returns ErrRecycle and the cause.
 func (e *RecycleError) Unwrap() []error { return []error{ErrRecycle, e.Err} }
+
+// RecycleChecker is implemented by runtimes that can recycle the
+// sandboxes of some specs only.
+type RecycleChecker interface {
+	// CheckRecycle returns nil when the sandboxes of spec can be created
+	// with Spec.Recycle, else why not (wrapping ErrUnsupported).
+	CheckRecycle(spec Spec) error
+}
+
+// CanRecycle returns nil when rt (a Runtime, or what creates its
+// sandboxes) can recycle the sandboxes of spec, else why not: never a
+// read-only root (Validate refuses Spec.Recycle with one), and what rt's
+// RecycleChecker says.
+func CanRecycle(rt any, spec Spec) error {
+	if spec.ReadOnlyRoot {
+		return fmt.Errorf("%w: recycle: a read-only root is not recycled", ErrUnsupported)
+	}
+	if c, ok := rt.(RecycleChecker); ok {
+		return c.CheckRecycle(spec)
+	}
+	return nil
+}

@@ -192,7 +192,9 @@ import_images() {
 		docker rmi "$PAUSE" >/dev/null
 	fi
 	local img id mark
-	for img in $IMAGES; do
+	# rbx's agent images (rbx images build rbx/agent): what pods recycled in
+	# place (rbx serve --recycle on) get their agent from.
+	for img in $IMAGES $(docker image ls --format '{{.Repository}}:{{.Tag}}' rbx/agent 2>/dev/null); do
 		if ! id=$(docker image inspect -f '{{.Id}}' "$img" 2>/dev/null); then
 			[ "$img" = rbx/busybox:latest ] && die "image $img is missing from Docker (run: make images); it is the sandboxes' tools image"
 			log "warning: image $img is missing from Docker: not imported"

@@ -26,9 +26,11 @@ type backendOptions struct {
 	// means $KUBECONFIG, in-cluster, ~/.kube/config, and the context's
 	// namespace (kubernetes.DefaultNamespace without one).
 	kubeconfig, namespace string
-	// agent is the rbx-agent binary Docker sandboxes are recycled with
-	// (empty: none, Spec.Recycle is refused).
-	agent string
+	// agent is the rbx-agent binary sandboxes are recycled with (empty:
+	// none, Spec.Recycle is refused); agentInPods gives it to the
+	// kubernetes backend too (--recycle on).
+	agent       string
+	agentInPods bool
 }
 
 // backends lists the sandbox backends in the order `--runtime auto` tries

@@ -41,6 +41,9 @@ func clusterBackends(log *slog.Logger, progress io.Writer, o backendOptions) []s
 				if o.containerdSnapshotter != "" {
 					opts = append(opts, containerd.WithSnapshotter(o.containerdSnapshotter))
 				}
+				if o.agent != "" {
+					opts = append(opts, containerd.WithAgent(o.agent))
+				}
 				return containerd.New(context.Background(), opts...)
 			},
 		},
@@ -48,8 +51,12 @@ func clusterBackends(log *slog.Logger, progress io.Writer, o backendOptions) []s
 			Name:      "kubernetes",
 			Available: func(ctx context.Context) error { return kubernetes.Available(ctx, o.kubeconfig) },
 			New: func() (sandbox.Runtime, error) {
-				return kubernetes.New(context.Background(), kubernetes.WithKubeconfig(o.kubeconfig), kubernetes.WithNamespace(o.namespace),
-					kubernetes.WithLogger(log), kubernetes.WithProgress(progress), kubernetes.WithPullPolicy(o.pull))
+				opts := []kubernetes.Option{kubernetes.WithKubeconfig(o.kubeconfig), kubernetes.WithNamespace(o.namespace),
+					kubernetes.WithLogger(log), kubernetes.WithProgress(progress), kubernetes.WithPullPolicy(o.pull)}
+				if o.agent != "" && o.agentInPods {
+					opts = append(opts, kubernetes.WithAgent(o.agent))
+				}
+				return kubernetes.New(context.Background(), opts...)
 			},
 			Configured: func() bool { return o.kubeconfig != "" },
 		},

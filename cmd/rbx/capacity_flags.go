@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -39,7 +40,7 @@ func (c *capacityFlags) registerServe(f *pflag.FlagSet) {
 	c.register(f)
 	f.IntVar(&c.warm, "warm", -1, "idle sandboxes kept in all (warm and staged), split between the sandbox classes by demand; -1: as many as the budget")
 	f.StringSliceVar(&c.prewarm, "prewarm", nil, "task ids whose sandbox classes are warmed at start-up (\"all\": every task's); otherwise no sandbox exists before the first reset")
-	f.StringVar(&c.recycle, "recycle", "auto", "return the sandboxes of ended episodes to their fresh state in place where the runtime can prove it and it is cheaper than a fresh one: auto or off (docs/recycling.md)")
+	f.StringVar(&c.recycle, "recycle", "auto", "return the sandboxes of ended episodes to their fresh state in place where the runtime can prove it and it is cheaper than a fresh one: auto, on (Kubernetes too, whose nodes must hold the agent image: docs/kubernetes.md) or off (docs/recycling.md)")
 }
 
 func (c *capacityFlags) validate() error {
@@ -52,8 +53,8 @@ func (c *capacityFlags) validate() error {
 		return usageError("--engine-ops %d: expected ≥ 1, or 0 for two per core", c.ops)
 	case c.warm < -1:
 		return usageError("--warm %d: expected ≥ 0, or -1 for the budget", c.warm)
-	case c.recycle != "" && c.recycle != "auto" && c.recycle != "off":
-		return usageError("--recycle %q: expected auto or off", c.recycle)
+	case c.recycle != "" && c.recycle != "auto" && c.recycle != "on" && c.recycle != "off":
+		return usageError("--recycle %q: expected auto, on or off", c.recycle)
 	}
 	return nil
 }
@@ -120,6 +121,9 @@ func (c *capacityFlags) findAgent(errOut io.Writer, rt *runtimeFlags) {
 		return
 	}
 	rt.agent = path
+	// A pod can only get the agent from an image the nodes hold, which rbx
+	// cannot check: on Kubernetes recycling is asked for by name.
+	rt.agentInPods = c.recycle == "on"
 }
 
 // recycling reports whether rt recycles, saying so on errOut.
@@ -130,10 +134,24 @@ func (c *capacityFlags) recycling(errOut io.Writer, rt sandbox.Runtime, agent st
 		return false
 	case agent == "":
 		return false // findAgent said why
+	case c.recycle == "auto" && rt.Name() == "kubernetes":
+		fmt.Fprintf(errOut, "rbx serve: recycling off: on kubernetes the pods need the agent image %s on the nodes (rbx images build %s, then load or push it: docs/kubernetes.md); --recycle on turns recycling on\n",
+			agentImageOf(agent), recycle.AgentImageRepo)
+		return false
 	case !sandbox.FeaturesOf(rt).Recycle:
 		fmt.Fprintf(errOut, "rbx serve: recycling off: the %s runtime cannot prove a sandbox fresh (docs/recycling.md)\n", rt.Name())
 		return false
 	}
 	fmt.Fprintf(errOut, "rbx serve: recycling sandboxes in place where it is cheaper than a fresh one (agent %s)\n", agent)
 	return true
+}
+
+// agentImageOf names the agent image of the binary at path ("rbx/agent:…"
+// when it cannot be read).
+func agentImageOf(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return recycle.AgentImageRepo + ":…"
+	}
+	return recycle.AgentImageRef(data)
 }

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
+	"github.com/docker/docker/client"
 	"github.com/spf13/cobra"
 
 	"github.com/rbx-sandbox/rbx/images"
+	"github.com/rbx-sandbox/rbx/recycle"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
@@ -32,7 +35,8 @@ when a command needs one (rbx import of a task that names it), by name
 here, or with --all.`,
 		Example: `  rbx images build                      # rbx/busybox and rbx/debian:bookworm
   rbx images build rbx/buildpack-deps:bookworm
-  rbx images build --all                # the toolchain images too`,
+  rbx images build --all                # the toolchain images too
+  rbx images build rbx/agent            # rbx/agent:<sha>, for Kubernetes pods recycled in place`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if all && len(args) > 0 {
 				return usageError("--all and image names: give one or the other")
@@ -62,7 +66,7 @@ func runImagesBuild(ctx context.Context, s Streams, log *slog.Logger, names []st
 		}
 	}
 	for _, n := range names {
-		if _, ok := images.Lookup(n); !ok {
+		if _, ok := images.Lookup(n); !ok && n != recycle.AgentImageRepo {
 			return usageError("image %q: no such recipe (see rbx images list)", n)
 		}
 	}
@@ -77,6 +81,14 @@ func runImagesBuild(ctx context.Context, s Streams, log *slog.Logger, names []st
 	defer rt.Close()
 	for _, n := range names {
 		start := time.Now()
+		if n == recycle.AgentImageRepo {
+			ref, err := buildAgentImage(ctx, rt)
+			if err != nil {
+				return fmt.Errorf("build %s: %w", n, err)
+			}
+			fmt.Fprintf(s.Out, "%-24s %s\n", ref, "present")
+			continue
+		}
 		built, err := rt.EnsureImage(ctx, n)
 		if err != nil {
 			return fmt.Errorf("build %s: %w", n, err)
@@ -88,6 +100,25 @@ func runImagesBuild(ctx context.Context, s Streams, log *slog.Logger, names []st
 		fmt.Fprintf(s.Out, "%-24s %s\n", n, state)
 	}
 	return nil
+}
+
+// buildAgentImage builds the agent image of the rbx-agent beside rbx (or
+// $RBX_AGENT) in the Docker engine: what Kubernetes pods recycled in place
+// get their agent from (docs/kubernetes.md).
+func buildAgentImage(ctx context.Context, rt imageRuntime) (string, error) {
+	path, err := recycle.FindAgent()
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	d, ok := rt.(interface{ Client() *client.Client })
+	if !ok {
+		return "", fmt.Errorf("the %s runtime: the agent image is built by the Docker engine", rt.Name())
+	}
+	return images.BuildAgent(ctx, d.Client(), data)
 }
 
 // imageRuntime is a runtime that keeps images.

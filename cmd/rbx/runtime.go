@@ -26,8 +26,10 @@ type runtimeFlags struct {
 	kubeconfig        string
 	namespace         string
 	// agent is set by commands that recycle sandboxes (serve): the
-	// rbx-agent binary the Docker backend proves sandboxes fresh with.
-	agent string
+	// rbx-agent binary the backends prove sandboxes fresh with;
+	// agentInPods (--recycle on) gives it to the kubernetes backend too.
+	agent       string
+	agentInPods bool
 }
 
 func (f *runtimeFlags) register(cmd *cobra.Command) {
@@ -52,7 +54,7 @@ func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slo
 		}
 	}
 	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap, pull: pull,
-		kubeconfig: f.kubeconfig, namespace: f.namespace, agent: f.agent})
+		kubeconfig: f.kubeconfig, namespace: f.namespace, agent: f.agent, agentInPods: f.agentInPods})
 	switch f.name {
 	case "auto", "":
 		// docker.Available bounds its own probe (3 s).

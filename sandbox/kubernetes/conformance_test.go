@@ -14,8 +14,10 @@ const (
 	debianImage  = "rbx/debian:bookworm"
 )
 
+// TestIntegrationConformance runs the suite on a runtime with the agent,
+// so that its Recycle case runs too.
 func TestIntegrationConformance(t *testing.T) {
-	rt := k8stest.Runtime(t)
+	rt := k8stest.RecyclingRuntime(t)
 	t.Cleanup(func() { k8stest.NoneLeft(t, rt) })
 	for _, img := range []string{busyboxImage, debianImage} {
 		t.Run(img, func(t *testing.T) {

@@ -20,8 +20,10 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
-	if err := sandbox.RefuseRecycle("kubernetes", spec); err != nil {
-		return nil, fmt.Errorf("create sandbox: %w", err)
+	if spec.Recycle {
+		if err := r.CheckRecycle(spec); err != nil {
+			return nil, fmt.Errorf("create sandbox: %w", err)
+		}
 	}
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
@@ -45,6 +47,11 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	}()
 	if err := r.waitRunning(ctx, name); err != nil {
 		return nil, err
+	}
+	if spec.Recycle {
+		if err := sb.prepareRecycle(ctx, spec.Image); err != nil {
+			return nil, err
+		}
 	}
 	if spec.Mode == sandbox.ModeSession {
 		sess, err := sb.openSession(ctx)

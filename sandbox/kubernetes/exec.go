@@ -39,12 +39,12 @@ type execStatus struct {
 // exitStatus is what client-go's exec errors report (util/exec.ExitError).
 type exitStatus interface{ ExitStatus() int }
 
-// executor returns the exec executor for args in pod's sandbox container:
+// executor returns the exec executor for args in a container of pod:
 // WebSocket (the API's current protocol), falling back to SPDY for API
 // servers or proxies that refuse the WebSocket upgrade.
-func (r *Runtime) executor(pod string, args []string, stdin bool) (remotecommand.Executor, error) {
+func (r *Runtime) executor(pod, container string, args []string, stdin bool) (remotecommand.Executor, error) {
 	u := r.cs.CoreV1().RESTClient().Post().Namespace(r.namespace).Resource("pods").Name(pod).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: containerName, Command: args, Stdin: stdin, Stdout: true, Stderr: true},
+		VersionedParams(&corev1.PodExecOptions{Container: container, Command: args, Stdin: stdin, Stdout: true, Stderr: true},
 			scheme.ParameterCodec).URL()
 	ws, err := remotecommand.NewWebSocketExecutor(r.rest, "GET", u.String())
 	if err != nil {
@@ -69,7 +69,12 @@ func (s *Sandbox) run(ctx context.Context, args []string, stdin io.Reader, out i
 
 // runErr is run with stderr apart.
 func (s *Sandbox) runErr(ctx context.Context, args []string, stdin io.Reader, out, errOut io.Writer) (*proc, error) {
-	ex, err := s.rt.executor(s.id, args, stdin != nil)
+	return s.runIn(ctx, containerName, args, stdin, out, errOut)
+}
+
+// runIn is runErr in one of the pod's containers.
+func (s *Sandbox) runIn(ctx context.Context, container string, args []string, stdin io.Reader, out, errOut io.Writer) (*proc, error) {
+	ex, err := s.rt.executor(s.id, container, args, stdin != nil)
 	if err != nil {
 		return nil, fmt.Errorf("exec %q: %w", args[0], err)
 	}

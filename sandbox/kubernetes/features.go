@@ -13,9 +13,12 @@ var _ sandbox.FeatureReporter = (*Runtime)(nil)
 //   - no User: Spec.User must be numeric, and a workdir the image lacks is
 //     made by the sandbox's own (then non-root) user;
 //   - no ReadOnlyRoot: it is applied (memory-backed emptyDirs at the
-//     workdir and /tmp), but those start empty, not with the image's files.
+//     workdir and /tmp), but those start empty, not with the image's files;
+//   - Recycle when the runtime has its agent (WithAgent), for sandboxes
+//     run as root (CheckRecycle).
 func (r *Runtime) Features() sandbox.Features {
 	return sandbox.Features{
 		PrivateNetwork: true, ProcessIsolation: true, MemoryLimit: true, FileSizeLimit: true,
+		Recycle: r.cfg.agentImage != "",
 	}
 }

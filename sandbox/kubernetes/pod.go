@@ -28,6 +28,15 @@ const (
 	busybox  = toolsDir + "/busybox"
 	// toolsBin holds a link per busybox applet: the helper scripts' PATH.
 	toolsBin = toolsDir + "/bin"
+	// agentPath is the rbx-agent of a recyclable pod, copied beside busybox
+	// from the agent image by the agentInstall init container: the sandbox
+	// container's PID 1, and what recycles it (see recycle.go).
+	agentPath    = toolsDir + "/rbx-agent"
+	agentInstall = "rbx-agent"
+	// baselineName is a recyclable pod's second container: the same image,
+	// running only the agent, never a step; a recycle reads the image's
+	// files from it (agent cat).
+	baselineName = "rbx-baseline"
 )
 
 // defaultCaps is what typical build and test commands need as root; every
@@ -79,7 +88,7 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 	}
 	small := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("32Mi")}
-	return &corev1.Pod{
+	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: r.namespace,
 			Labels: r.labels(spec), Annotations: annotations(spec),
@@ -103,7 +112,47 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 			}},
 			Volumes: volumes,
 		},
-	}, nil
+	}
+	if spec.Recycle {
+		r.recyclable(pod, spec, toolsSC, small)
+	}
+	return pod, nil
+}
+
+// recyclable makes pod a recyclable sandbox's: an init container copies
+// the agent from its image next to the tools; the agent alone is the
+// sandbox container's PID 1 (not dumpable, reaping, never exiting when a
+// child does; its workdir is made after the start); a baseline container
+// of the same image runs the agent only, for restores to read the image
+// from. The baseline runs as root with the default capabilities, small
+// requests and limits; it shares nothing of the sandbox's files or
+// processes (the containers of a pod share their network and IPC
+// namespaces only, where the baseline does nothing).
+func (r *Runtime) recyclable(pod *corev1.Pod, spec sandbox.Spec, toolsSC *corev1.SecurityContext, small corev1.ResourceList) {
+	ps := &pod.Spec
+	ps.InitContainers = append(ps.InitContainers, corev1.Container{
+		Name: agentInstall, Image: r.cfg.agentImage, ImagePullPolicy: pullPolicy(r.cfg.pull, r.cfg.agentImage),
+		Command:         []string{"/rbx-agent", "install", agentPath},
+		VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
+		SecurityContext: toolsSC, Resources: corev1.ResourceRequirements{Limits: small, Requests: small},
+	})
+	ps.Containers[0].Command = []string{agentPath, "init"}
+	root, no := int64(0), false
+	caps := make([]corev1.Capability, len(defaultCaps))
+	for i, c := range defaultCaps {
+		caps[i] = corev1.Capability(c)
+	}
+	ps.Containers = append(ps.Containers, corev1.Container{
+		Name: baselineName, Image: spec.Image, ImagePullPolicy: pullPolicy(r.cfg.pull, spec.Image),
+		Command: []string{agentPath, "init"},
+		SecurityContext: &corev1.SecurityContext{
+			RunAsUser: &root, RunAsGroup: &root, Privileged: &no, AllowPrivilegeEscalation: &no,
+			Capabilities:   &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}, Add: caps},
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+		VolumeMounts: []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir, ReadOnly: true}},
+		Resources:    corev1.ResourceRequirements{Limits: small, Requests: small},
+	})
 }
 
 // pullPolicy maps rbx's pull policy onto imagePullPolicy, for the sandbox

@@ -11,12 +11,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/rbx-sandbox/rbx/recycle"
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
@@ -43,6 +45,7 @@ type Runtime struct {
 	host      string
 	cfg       config
 	beat      *sandbox.Heartbeat // started by the first Create
+	fresh     recycle.Baselines  // recyclable sandboxes' fresh listings, shared by shape
 }
 
 type config struct {
@@ -58,6 +61,7 @@ type config struct {
 	requests     Requests
 	progress     io.Writer
 	beatEvery    time.Duration
+	agentImage   string // "": Spec.Recycle is refused
 }
 
 // Requests are the resources each pod requests from the scheduler; the
@@ -159,6 +163,36 @@ func WithToolsImage(ref string) Option {
 			return fmt.Errorf("tools image: empty")
 		}
 		c.toolsImage = ref
+		return nil
+	}
+}
+
+// WithAgent sets the static rbx-agent binary (see recycle.FindAgent) that
+// recyclable pods (Spec.Recycle) run as their sandbox's PID 1 and recycle
+// with (default: none, and Spec.Recycle is refused with
+// sandbox.ErrUnsupported). A pod gets it from the agent image
+// recycle.AgentImageRef names (rbx/agent:<sha256 prefix>: `rbx images
+// build rbx/agent` makes it from the same binary; load it on the nodes as
+// rbx's other images, or push it and name it with WithAgentImage).
+func WithAgent(path string) Option {
+	return func(c *config) error {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("agent: %w", err)
+		}
+		c.agentImage = recycle.AgentImageRef(data)
+		return nil
+	}
+}
+
+// WithAgentImage sets the agent image by name, for an agent image pushed
+// to a registry the nodes pull from (see WithAgent).
+func WithAgentImage(ref string) Option {
+	return func(c *config) error {
+		if ref == "" {
+			return fmt.Errorf("agent image: empty")
+		}
+		c.agentImage = ref
 		return nil
 	}
 }

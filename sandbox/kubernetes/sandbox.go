@@ -37,6 +37,9 @@ type Sandbox struct {
 	oomSeen int64
 
 	shell session.ShellProbe // exec-mode shell, detected on first use
+
+	// rec is a recyclable sandbox's state (Spec.Recycle), nil otherwise.
+	rec *recycleState
 }
 
 func newSandbox(r *Runtime, name string, spec sandbox.Spec) *Sandbox {
@@ -63,6 +66,7 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	s.removed = true
 	s.mu.Unlock()
 	s.keeper.Close() // a step still running sees EOF, then ErrSandboxGone
+	s.releaseRecycle()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	if err := s.rt.deletePod(ctx, s.id); err != nil {
