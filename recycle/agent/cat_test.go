@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -55,4 +56,23 @@ func TestCat(t *testing.T) {
 	}
 	require.NoError(t, inW.Close())
 	require.NoError(t, <-done)
+}
+
+// FuzzCatClient: whatever a cat stream says, the client answers a header
+// and a reader bounded by its size, or an error — never a panic nor an
+// allocation the stream sizes.
+func FuzzCatClient(f *testing.F) {
+	f.Add([]byte{0, 0xa4, 0x81, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 'h', 'e', 'l', 'l', 'o'})
+	f.Add([]byte{1, 3, 0, 0, 0, 'b', 'a', 'd'})
+	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := CatClient{W: io.Discard, R: bytes.NewReader(data)}
+		h, r, err := c.Open([]byte("/f"))
+		if err != nil {
+			return
+		}
+		require.GreaterOrEqual(t, h.Size, int64(0))
+		n, _ := io.Copy(io.Discard, r)
+		require.LessOrEqual(t, n, h.Size)
+	})
 }
