@@ -36,13 +36,20 @@ func RecyclingRuntime(tb testing.TB, opts ...kubernetes.Option) *kubernetes.Runt
 		tb.Fatalf("agent image: %v", err)
 	}
 	sock := filepath.Join(filepath.Dir(kc), "containerd", "containerd.sock")
-	cri, err := containerd.New(ctx, containerd.WithAddress(sock), containerd.WithNamespace("k8s.io"), containerd.WithImageSource(struct{ containerd.ImageSource }{src}))
+	cri, err := containerd.New(ctx, containerd.WithAddress(sock), containerd.WithNamespace("k8s.io"), containerd.WithImageSource(builtSource{src}))
 	if err != nil {
 		tb.Fatalf("the test cluster's containerd at %s: %v", sock, err)
 	}
-	defer cri.Close() // the image source is hidden from it: dockertest closes it
+	defer cri.Close()
 	if _, err := cri.EnsureImage(ctx, ref); err != nil {
 		tb.Fatalf("import %s into the test cluster: %v", ref, err)
 	}
 	return Runtime(tb, append([]kubernetes.Option{kubernetes.WithAgent(bin)}, opts...)...)
 }
+
+// builtSource is Docker as the image source of an image built already
+// (not a recipe): its EnsureImage has nothing to build. It hides Docker's
+// Close from the containerd runtime's (dockertest closes it).
+type builtSource struct{ containerd.ImageSource }
+
+func (builtSource) EnsureImage(context.Context, string) (bool, error) { return false, nil }
