@@ -127,8 +127,10 @@ bench-run:
 	$(GO) test -run '^$$' -bench 'Recycle' -benchtime 20x -timeout 30m ./sandbox/docker/
 	$(GO) test -run '^$$' -bench 'Step' -benchtime 200x -timeout 30m ./sandbox/containerd/
 	$(GO) test -run '^$$' -bench 'Create' -benchtime 20x -timeout 30m ./sandbox/containerd/
+	$(GO) test -run '^$$' -bench 'Recycle' -benchtime 20x -timeout 30m ./sandbox/containerd/
 	$(GO) test -run '^$$' -bench 'Step' -benchtime 200x -timeout 30m ./sandbox/kubernetes/
 	$(GO) test -run '^$$' -bench 'Create' -benchtime 10x -timeout 30m ./sandbox/kubernetes/
+	$(GO) test -run '^$$' -bench 'Recycle' -benchtime 10x -timeout 30m ./sandbox/kubernetes/
 	$(GO) test -run '^$$' -bench ServeLoad -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench PrefixCache -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench StartManyTasks -benchtime 1x -timeout 30m ./server/

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/recycle/recycletest"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/kubernetes/k8stest"
 )
@@ -49,4 +50,17 @@ func BenchmarkIntegrationCreate(b *testing.B) {
 		require.NoError(b, err)
 		require.NoError(b, sb.Remove(ctx))
 	}
+}
+
+// BenchmarkIntegrationRecycle compares getting a fresh pod back after an
+// episode by Recycle (an agent exec, the image's files from the baseline
+// container, a new session exec) with deleting the pod and creating the
+// next (recyclable, as a recycling pool creates them, and plain).
+//
+//	go test -run '^$' -bench IntegrationRecycle -benchtime 10x ./sandbox/kubernetes/
+func BenchmarkIntegrationRecycle(b *testing.B) {
+	rt := k8stest.RecyclingRuntime(b)
+	b.Run("Recycle", func(b *testing.B) { recycletest.BenchRecycle(b, rt, busyboxImage) })
+	b.Run("CreateRemoveRecyclable", func(b *testing.B) { recycletest.BenchCreateRemove(b, rt, busyboxImage, true) })
+	b.Run("CreateRemove", func(b *testing.B) { recycletest.BenchCreateRemove(b, rt, busyboxImage, false) })
 }
