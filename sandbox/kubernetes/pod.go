@@ -124,8 +124,8 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 // sandbox container's PID 1 (not dumpable, reaping, never exiting when a
 // child does; its workdir is made after the start); a baseline container
 // of the same image runs the agent only, for restores to read the image
-// from. The baseline runs as root with the default capabilities, small
-// requests and limits; it shares nothing of the sandbox's files or
+// from. The baseline runs as root with the default capabilities, limits
+// of 100m CPU and 32 MiB and near nothing requested; it shares nothing of the sandbox's files or
 // processes (the containers of a pod share their network and IPC
 // namespaces only, where the baseline does nothing).
 func (r *Runtime) recyclable(pod *corev1.Pod, spec sandbox.Spec, toolsSC *corev1.SecurityContext, small corev1.ResourceList) {
@@ -151,7 +151,10 @@ func (r *Runtime) recyclable(pod *corev1.Pod, spec sandbox.Spec, toolsSC *corev1
 			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 		VolumeMounts: []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir, ReadOnly: true}},
-		Resources:    corev1.ResourceRequirements{Limits: small, Requests: small},
+		// It idles but while a recycle reads from it: a request of its
+		// limit would halve how many pods a node's CPU schedules.
+		Resources: corev1.ResourceRequirements{Limits: small, Requests: corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("5m"), corev1.ResourceMemory: resource.MustParse("8Mi")}},
 	})
 }
 
