@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -189,4 +191,25 @@ func TestIntegrationServeDatasetWithinBudget(t *testing.T) {
 	t.Logf("%d sandboxes created, %d recycles, %d refused, for %d episodes", created, recycled, failed, n)
 	assert.Zero(t, failed, "these episodes leave nothing a recycle cannot restore")
 	assert.Less(t, created, int64(n/4), "recycled sandboxes serve most episodes")
+	assert.Equal(t, float64(recycled), scrapeSum(t, url, "rbx_pool_recycled_total"), "/metrics counts the recycles")
+}
+
+// scrapeSum sums a metric's series in the server's /metrics.
+func scrapeSum(t *testing.T, url, metric string) float64 {
+	t.Helper()
+	resp, err := http.Get(url + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	sum := 0.0
+	for line := range strings.Lines(string(raw)) {
+		if !strings.HasPrefix(line, metric+"{") {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(line[strings.LastIndexByte(line, ' ')+1:]), 64)
+		require.NoError(t, err, line)
+		sum += v
+	}
+	return sum
 }

@@ -77,17 +77,19 @@ func (m *metrics) observeRequest(r *http.Request, status int, d time.Duration) {
 type poolCollector struct{ s *Server }
 
 var (
-	poolIdle    = prometheus.NewDesc("rbx_pool_idle", "Idle warm sandboxes.", []string{"pool"}, nil)
-	poolInUse   = prometheus.NewDesc("rbx_pool_in_use", "Sandboxes handed out.", []string{"pool"}, nil)
-	poolRemove  = prometheus.NewDesc("rbx_pool_removing", "Discarded sandboxes still being removed.", []string{"pool"}, nil)
-	poolCreated = prometheus.NewDesc("rbx_pool_created_total", "Sandboxes created.", []string{"pool"}, nil)
-	poolFailed  = prometheus.NewDesc("rbx_pool_failed_total", "Failed sandbox creations.", []string{"pool"}, nil)
-	poolBroken  = prometheus.NewDesc("rbx_pool_broken_total", "Sandboxes that failed their liveness check.", []string{"pool"}, nil)
-	poolWait    = prometheus.NewDesc("rbx_pool_wait_seconds_total", "Total time spent waiting to acquire.", []string{"pool"}, nil)
+	poolIdle          = prometheus.NewDesc("rbx_pool_idle", "Idle warm sandboxes.", []string{"pool"}, nil)
+	poolInUse         = prometheus.NewDesc("rbx_pool_in_use", "Sandboxes handed out.", []string{"pool"}, nil)
+	poolRemove        = prometheus.NewDesc("rbx_pool_removing", "Discarded sandboxes still being removed.", []string{"pool"}, nil)
+	poolCreated       = prometheus.NewDesc("rbx_pool_created_total", "Sandboxes created.", []string{"pool"}, nil)
+	poolFailed        = prometheus.NewDesc("rbx_pool_failed_total", "Failed sandbox creations.", []string{"pool"}, nil)
+	poolBroken        = prometheus.NewDesc("rbx_pool_broken_total", "Sandboxes that failed their liveness check.", []string{"pool"}, nil)
+	poolWait          = prometheus.NewDesc("rbx_pool_wait_seconds_total", "Total time spent waiting to acquire.", []string{"pool"}, nil)
+	poolRecycled      = prometheus.NewDesc("rbx_pool_recycled_total", "Sandboxes returned to their fresh state in place (docs/recycling.md).", []string{"pool"}, nil)
+	poolRecycleFailed = prometheus.NewDesc("rbx_pool_recycle_failed_total", "Sandboxes whose recycle could not be proved fresh (removed).", []string{"pool"}, nil)
 )
 
 func (c poolCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{poolIdle, poolInUse, poolRemove, poolCreated, poolFailed, poolBroken, poolWait} {
+	for _, d := range []*prometheus.Desc{poolIdle, poolInUse, poolRemove, poolCreated, poolFailed, poolBroken, poolWait, poolRecycled, poolRecycleFailed} {
 		ch <- d
 	}
 }
@@ -105,5 +107,7 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(poolFailed, prometheus.CounterValue, float64(st.Failed), st.Key)
 		ch <- prometheus.MustNewConstMetric(poolBroken, prometheus.CounterValue, float64(st.Broken), st.Key)
 		ch <- prometheus.MustNewConstMetric(poolWait, prometheus.CounterValue, st.WaitTotal.Seconds(), st.Key)
+		ch <- prometheus.MustNewConstMetric(poolRecycled, prometheus.CounterValue, float64(st.Recycled), st.Key)
+		ch <- prometheus.MustNewConstMetric(poolRecycleFailed, prometheus.CounterValue, float64(st.RecycleFailed), st.Key)
 	}
 }

@@ -47,6 +47,8 @@ func sumPools(stats []pool.Stats) pool.Stats {
 		sum.Discarded += st.Discarded
 		sum.Broken += st.Broken
 		sum.Failed += st.Failed
+		sum.Recycled += st.Recycled
+		sum.RecycleFailed += st.RecycleFailed
 		sum.WaitTotal += st.WaitTotal
 	}
 	return sum
