@@ -2,16 +2,13 @@ package containerd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/containerd/containerd/v2/client"
 
 	"github.com/rbx-sandbox/rbx/recycle"
-	"github.com/rbx-sandbox/rbx/recycle/agent"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
@@ -20,22 +17,6 @@ var (
 	_ sandbox.Recycler        = (*Sandbox)(nil)
 	_ sandbox.RecyclePreparer = (*Sandbox)(nil)
 )
-
-// recycleState is what a recyclable sandbox keeps from its Create.
-type recycleState struct {
-	mu sync.Mutex
-	// fresh is the fresh listing (shared by shape) and the fingerprints of
-	// the last proven one.
-	fresh *recycle.Fresh
-	// kept holds the content of the mount-root files no image holds.
-	kept map[string][]byte
-	// img is the sandbox's image, which restores read.
-	img client.Image
-	// broken is set by a failed Recycle: the sandbox must be removed.
-	broken error
-	// prepared is how long Create spent on the fresh listing.
-	prepared time.Duration
-}
 
 // checkRecycle refuses Spec.Recycle without an agent (WithAgent).
 func (r *Runtime) checkRecycle(spec sandbox.Spec) error {
@@ -54,57 +35,19 @@ func (s *Sandbox) makeWorkdir(ctx context.Context) error {
 }
 
 // prepareRecycle takes a recyclable sandbox's fresh listing, at the end of
-// its Create before the session shell opens: as fingerprints when the host
-// holds a listing of this image's shape, else whole.
+// its Create before the session shell opens (recycle.Baselines.Prepare).
 func (s *Sandbox) prepareRecycle(ctx context.Context, img client.Image) error {
-	start := time.Now()
-	var fr *recycle.Fresh
-	var rep agent.Report
-	ok := false
-	if s.rt.fresh.Kept(s.imageID) {
-		var err error
-		if fr, rep, ok, err = s.rt.fresh.ListByFPs(ctx, s.agentStream, s.imageID); err != nil {
-			return fmt.Errorf("prepare recycling: fresh listing: %w", err)
-		}
+	st, err := s.rt.fresh.Prepare(ctx, s.agentStream, s.imageID)
+	if err != nil {
+		return fmt.Errorf("prepare recycling: %w", err)
 	}
-	if !ok {
-		var err error
-		if fr, rep, err = s.rt.fresh.ListWhole(ctx, s.agentStream, s.imageID); err != nil {
-			return fmt.Errorf("prepare recycling: fresh listing: %w", err)
-		}
-	}
-	if rep.State.Others != 0 || rep.State.IPC != 0 {
-		fr.Release()
-		return fmt.Errorf("prepare recycling: %d processes and %d IPC objects at creation", rep.State.Others, rep.State.IPC)
-	}
-	s.rec = &recycleState{fresh: fr, kept: recycle.KeptFiles(rep), img: img, prepared: time.Since(start)}
+	s.rec, s.img = st, img
 	return nil
 }
 
 // RecyclePrepared is how long Create spent taking the fresh listing (0 for
 // a sandbox created without Spec.Recycle).
-func (s *Sandbox) RecyclePrepared() time.Duration {
-	if s.rec == nil {
-		return 0
-	}
-	return s.rec.prepared
-}
-
-// releaseRecycle gives back the sandbox's share of its fresh listing.
-func (s *Sandbox) releaseRecycle() {
-	if s.rec == nil {
-		return
-	}
-	s.rec.mu.Lock()
-	defer s.rec.mu.Unlock()
-	if s.rec.fresh != nil {
-		s.rec.fresh.Release()
-		s.rec.fresh = nil
-	}
-	if s.rec.broken == nil {
-		s.rec.broken = errors.New("removed")
-	}
-}
+func (s *Sandbox) RecyclePrepared() time.Duration { return s.rec.Prepared() }
 
 // Recycle hangs up the session shell and runs the agent's recycle in an
 // exec: it kills every process but PID 1 and itself, removes IPC objects,
@@ -114,43 +57,30 @@ func (s *Sandbox) releaseRecycle() {
 // recycle.Restore and docs/recycling.md). In session mode a fresh session
 // shell then opens in an exec, as at creation.
 func (s *Sandbox) Recycle(ctx context.Context) (sandbox.RecycleReport, error) {
-	start := time.Now()
-	if s.rec == nil {
-		return sandbox.RecycleReport{}, s.recycleErr("spec", fmt.Errorf("%w: created without Spec.Recycle", sandbox.ErrUnsupported))
-	}
-	st := s.rec
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.broken != nil {
-		return sandbox.RecycleReport{}, s.recycleErr("broken", fmt.Errorf("an earlier recycle failed: %w", st.broken))
-	}
-	s.keeper.Close() // the shell dies with the rest; a fresh one opens after
-	var rep sandbox.RecycleReport
-	reason, err := s.restore(ctx, st, &rep)
-	if err != nil {
-		st.broken = err
-		return rep, s.recycleErr(reason, err)
-	}
-	if s.mode == sandbox.ModeSession {
-		if err := s.keeper.Reopen(ctx); err != nil {
-			st.broken = err
-			return rep, s.recycleErr("session", err)
+	return s.rec.Recycle(ctx, s.id, func(ctx context.Context, rep *sandbox.RecycleReport) (string, error) {
+		s.keeper.Close() // the shell dies with the rest; a fresh one opens after
+		if reason, err := s.restore(ctx, rep); err != nil {
+			return reason, err
 		}
-	}
-	rep.Duration = time.Since(start)
-	return rep, nil
+		if s.mode == sandbox.ModeSession {
+			if err := s.keeper.Reopen(ctx); err != nil {
+				return "session", err
+			}
+		}
+		return "", nil
+	})
 }
 
 // restore runs the agent's recycle and the host's side of its talk;
 // reason names the part that failed.
-func (s *Sandbox) restore(ctx context.Context, st *recycleState, rep *sandbox.RecycleReport) (reason string, err error) {
-	view := s.rt.newImageView(st.img)
+func (s *Sandbox) restore(ctx context.Context, rep *sandbox.RecycleReport) (reason string, err error) {
+	view := s.rt.newImageView(s.img)
 	defer func() {
 		if verr := view.close(); verr != nil {
 			s.rt.log.Warn("unmount image view", "id", s.id, "err", verr)
 		}
 	}()
-	r := &recycle.Restore{Fresh: st.fresh, Kept: st.kept, Open: view.open, Log: s.rt.log, ID: s.id}
+	r := &recycle.Restore{Fresh: s.rec.Fresh, Kept: s.rec.Kept, Open: view.open, Log: s.rt.log, ID: s.id}
 	reason = "scan"
 	err = s.agentStream(ctx, []string{"recycle"}, func(in io.Writer, out io.Reader) error {
 		var terr error
@@ -158,8 +88,4 @@ func (s *Sandbox) restore(ctx context.Context, st *recycleState, rep *sandbox.Re
 		return terr
 	})
 	return reason, err
-}
-
-func (s *Sandbox) recycleErr(reason string, err error) error {
-	return &sandbox.RecycleError{ID: s.id, Reason: reason, Err: err}
 }

@@ -10,6 +10,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
+	"github.com/rbx-sandbox/rbx/recycle"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
@@ -45,8 +46,10 @@ type Sandbox struct {
 
 	shell session.ShellProbe // exec-mode shell, detected on first use
 
-	// rec is a recyclable sandbox's state (Spec.Recycle), nil otherwise.
-	rec *recycleState
+	// rec is a recyclable sandbox's state (Spec.Recycle), nil otherwise;
+	// img its image, which restores read.
+	rec *recycle.State
+	img client.Image
 }
 
 func newSandbox(r *Runtime, c client.Container, spec sandbox.Spec) *Sandbox {
@@ -78,7 +81,7 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	s.removed = true
 	s.mu.Unlock()
 	s.keeper.Close() // a step still running sees EOF, then ErrSandboxGone
-	s.releaseRecycle()
+	s.rec.Release()
 	ctx, cancel := context.WithTimeout(s.rt.ctx(context.WithoutCancel(ctx)), removeTimeout)
 	defer cancel()
 	if err := s.rt.remove(ctx, s.container); err != nil && !cerrdefs.IsNotFound(err) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/recycle"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
@@ -39,7 +40,7 @@ type Sandbox struct {
 	shell session.ShellProbe // exec-mode shell, detected on first use
 
 	// rec is a recyclable sandbox's state (Spec.Recycle), nil otherwise.
-	rec *recycleState
+	rec *recycle.State
 }
 
 func newSandbox(r *Runtime, name string, spec sandbox.Spec) *Sandbox {
@@ -66,7 +67,7 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	s.removed = true
 	s.mu.Unlock()
 	s.keeper.Close() // a step still running sees EOF, then ErrSandboxGone
-	s.releaseRecycle()
+	s.rec.Release()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	if err := s.rt.deletePod(ctx, s.id); err != nil {
