@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -41,6 +42,15 @@ func (b *Build) Entry() *Entry { return b.entry }
 func (b *Build) Run(ctx context.Context, sb Sandbox, sessionMode bool, traj *trajectory.Trajectory, run Stepper) (reps []*replayer.Report, err error) {
 	defer b.close()
 	j := b.plan.Key.J
+	b.c.mu.Lock()
+	build, measure, why := b.c.worth(b.plan.Key)
+	b.c.mu.Unlock()
+	switch {
+	case measure:
+		return b.replay(ctx, run)
+	case !build:
+		return nil, b.notWorth(why)
+	}
 	src, err := Begin(ctx, sb, sessionMode)
 	if err != nil {
 		return nil, b.settle(ctx, err)
@@ -54,6 +64,7 @@ func (b *Build) Run(ctx context.Context, sb Sandbox, sessionMode bool, traj *tra
 	if err != nil {
 		return nil, b.settle(ctx, err)
 	}
+	start := time.Now()
 	for i := 0; i < j; i++ {
 		rep, err := run.Through(ctx, i+1)
 		reps = append(reps, rep)
@@ -64,10 +75,13 @@ func (b *Build) Run(ctx context.Context, sb Sandbox, sessionMode bool, traj *tra
 			return reps, b.settle(ctx, err)
 		}
 	}
+	b.c.observeReplay(b.plan.Key, time.Since(start))
+	start = time.Now()
 	st, err := src.Capture(ctx, base, j-1, b.c.cfg.maxEntry)
 	if err != nil {
 		return reps, b.settle(ctx, err)
 	}
+	b.c.observeCapture(b.plan.Key.Image, time.Since(start))
 	var steps []replayer.StepResult
 	for _, r := range reps {
 		steps = append(steps, r.Steps...)
@@ -90,10 +104,12 @@ func (b *Build) baseline(ctx context.Context, src *Source) (listing, error) {
 	if ok {
 		return base.l, nil
 	}
+	start := time.Now()
 	l, err := src.Scan(ctx)
 	if err != nil {
 		return nil, err
 	}
+	b.c.observeCapture(b.plan.Key.Image, time.Since(start))
 	size := int64(0)
 	for p := range l {
 		size += int64(len(p)) + 64
@@ -132,6 +148,39 @@ func (b *Build) settle(ctx context.Context, err error) error {
 		c.bad[p.Key] = v
 	}
 	c.logOnce(p, nr, reused)
+	return nil
+}
+
+// replay replays [0, J) live, capturing nothing, and records how long it
+// took: the first miss of a prefix on an image whose captures are dear
+// (see worth).
+func (b *Build) replay(ctx context.Context, run Stepper) (reps []*replayer.Report, err error) {
+	start := time.Now()
+	for i := 0; i < b.plan.Key.J; i++ {
+		rep, err := run.Through(ctx, i+1)
+		reps = append(reps, rep)
+		if err != nil {
+			return reps, err
+		}
+	}
+	b.c.observeReplay(b.plan.Key, time.Since(start))
+	return reps, nil
+}
+
+// notWorth records that the plan's prefix replays faster than it is
+// captured: its lookups bypass the cache until the verdict ages out (then
+// it is timed again). Said once per image.
+func (b *Build) notWorth(why *NotReusableError) error {
+	c, p := b.c, b.plan
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.bad[p.Key] = verdict{err: why, at: c.cfg.now()}
+	id := "worth " + p.Key.Image
+	if !c.logged[id] {
+		c.logged[id] = true
+		c.cfg.log.Info("prefix cache: capturing a state is dear on this image; prefixes that replay faster live are not cached",
+			"task", p.TaskID, "image", p.Key.Image, "capture", c.captureCost[p.Key.Image], "reason", why.Why)
+	}
 	return nil
 }
 

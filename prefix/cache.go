@@ -39,9 +39,13 @@ type Cache struct {
 	bad     map[Key]verdict      // not reusable, or failed to apply
 	limits  map[limitKey]verdict // a step whose state cannot be carried
 	bases   map[template]*baseline
-	logged  map[string]bool
-	st      counters
-	closed  bool
+	// captureCost is the last scan or capture time per image, replayCost
+	// the last live replay time per prefix (see worth).
+	captureCost map[string]time.Duration
+	replayCost  map[Key]time.Duration
+	logged      map[string]bool
+	st          counters
+	closed      bool
 }
 
 type verdict struct {
@@ -71,7 +75,8 @@ func New(opts ...Option) (*Cache, error) {
 		}
 	}
 	return &Cache{cfg: cfg, lru: list.New(), idx: map[Key]*list.Element{}, flights: map[Key]chan struct{}{},
-		bad: map[Key]verdict{}, limits: map[limitKey]verdict{}, bases: map[template]*baseline{}, logged: map[string]bool{}}, nil
+		bad: map[Key]verdict{}, limits: map[limitKey]verdict{}, bases: map[template]*baseline{}, logged: map[string]bool{},
+		captureCost: map[string]time.Duration{}, replayCost: map[Key]time.Duration{}}, nil
 }
 
 // Plan is what a reset to checkpoint K takes from the cache: the state

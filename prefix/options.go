@@ -13,6 +13,8 @@ type config struct {
 	maxAge   time.Duration
 	log      *slog.Logger
 	now      func() time.Time
+	// cheapCapture: see WithCheapCapture.
+	cheapCapture time.Duration
 }
 
 // Option configures a Cache.
@@ -64,5 +66,5 @@ func withClock(now func() time.Time) Option { return func(c *config) error { c.n
 
 func defaults() config {
 	return config{maxBytes: 512 << 20, maxEntry: 64 << 20, maxAge: time.Hour,
-		log: slog.New(slog.NewTextHandler(io.Discard, nil)), now: time.Now}
+		log: slog.New(slog.NewTextHandler(io.Discard, nil)), now: time.Now, cheapCapture: DefaultCheapCapture}
 }
