@@ -19,7 +19,9 @@ import (
 func TestStateRecycle(t *testing.T) {
 	ctx := context.Background()
 	ok := func(context.Context, *sandbox.RecycleReport) (string, error) { return "", nil }
-	fail := func(context.Context, *sandbox.RecycleReport) (string, error) { return "verify", errors.New("a difference left") }
+	fail := func(context.Context, *sandbox.RecycleReport) (string, error) {
+		return "verify", errors.New("a difference left")
+	}
 
 	_, err := (*recycle.State)(nil).Recycle(ctx, "sb", ok)
 	require.ErrorIs(t, err, sandbox.ErrUnsupported)
