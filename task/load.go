@@ -87,3 +87,16 @@ func parseTree(name string, data []byte) (*source.Node, error) {
 	}
 	return source.ParseYAML(name, data)
 }
+
+// Reporter re-reads t's file and returns a reporter that locates fields in
+// it, for checks made after loading (an operator's admission policy, see
+// package admission); a task whose file cannot be read again reports
+// without positions.
+func (t *Task) Reporter() *source.Reporter {
+	if data, err := os.ReadFile(t.Path); err == nil {
+		if root, err := parseTree(t.Path, data); err == nil {
+			return source.NewReporter(t.Path, root)
+		}
+	}
+	return source.NewReporter(t.Path, &source.Node{})
+}

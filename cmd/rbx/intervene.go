@@ -166,6 +166,9 @@ func runIntervene(ctx context.Context, s Streams, log *slog.Logger, o *intervene
 	if o.server != "" {
 		return runInterveneServed(ctx, s, o, ld, pol, iv, opts)
 	}
+	if err := o.rt.admit(ld.task); err != nil {
+		return err
+	}
 	st, err := openStack(ctx, s, log, "intervene", o.rt, []*task.Task{ld.task},
 		withServiceFlags(o.services), episodeOptions(&o.capacity, o.concurrency))
 	if err != nil {

@@ -122,6 +122,9 @@ func runPrefilter(ctx context.Context, s Streams, log *slog.Logger, o *prefilter
 	if err != nil {
 		return err
 	}
+	if err := o.rt.admit(itemTasks(items)...); err != nil {
+		return err
+	}
 	opts := []prefilter.Option{prefilter.WithRepeats(o.repeats), prefilter.WithConcurrency(o.concurrency), prefilter.WithLogger(log)}
 	if o.resume {
 		prev, err := prefilter.ReadReport(o.report)
@@ -283,4 +286,17 @@ func withoutDir(items []*prefilter.Item, dir string) []*prefilter.Item {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// itemTasks are the distinct tasks of items.
+func itemTasks(items []*prefilter.Item) []*task.Task {
+	seen := map[*task.Task]bool{}
+	var tasks []*task.Task
+	for _, it := range items {
+		if it.Task != nil && !seen[it.Task] {
+			seen[it.Task] = true
+			tasks = append(tasks, it.Task)
+		}
+	}
+	return tasks
 }

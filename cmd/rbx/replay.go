@@ -89,6 +89,9 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 	if err != nil {
 		return err
 	}
+	if err := o.rt.admit(in.task); err != nil {
+		return err
+	}
 	k := o.to
 	if !o.toSet {
 		k = in.traj.Len()

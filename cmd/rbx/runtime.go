@@ -30,6 +30,8 @@ type runtimeFlags struct {
 	// agentInPods (--recycle on) gives it to the kubernetes backend too.
 	agent       string
 	agentInPods bool
+	// admission is the operator's policy over what tasks may ask for.
+	admission admissionFlags
 }
 
 func (f *runtimeFlags) register(cmd *cobra.Command) {
@@ -37,6 +39,7 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.containerdAddress, "containerd-address", "", containerdAddressUsage)
 	cmd.Flags().StringVar(&f.containerdSnap, "containerd-snapshotter", "", containerdSnapshotterUsage)
 	f.registerKubernetes(cmd)
+	f.admission.register(cmd)
 	cmd.Flags().StringVar(&f.pull, "pull", string(sandbox.PullMissing), "when to pull a task's image from its registry (docker, containerd; kubernetes: the pods' imagePullPolicy): never, missing or always; credentials from ~/.docker/config.json (kubernetes: the cluster's)")
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/task"
 )
 
 // serveOptions are the flags of `rbx serve`.
@@ -230,6 +231,13 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	}
 	entries, err := discoverServeTasks(s, o.tasks)
 	if err != nil {
+		return err
+	}
+	tasks := make([]*task.Task, len(entries))
+	for i, e := range entries {
+		tasks[i] = e.Task
+	}
+	if err := o.rt.admit(tasks...); err != nil {
 		return err
 	}
 	o.capacity.findAgent(s.ErrOut, &o.rt)

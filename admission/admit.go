@@ -1,0 +1,99 @@
+package admission
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/distribution/reference"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/task/source"
+)
+
+// Flags name the command-line flags that allow what a task asked for, in
+// refusals ("--allow-cap SYS_ADMIN allows it").
+var Flags = struct{ Cap, Network, Root, WritableRoot, Registry string }{
+	Cap: "--allow-cap", Network: "--allow-network", Root: "deny_root in the --task-policy file, or --deny-root",
+	WritableRoot: "deny_writable_root in the --task-policy file, or --deny-writable-root", Registry: "--allow-registry",
+}
+
+// Admit returns nil when p allows everything t asks for, else every
+// refusal, each a *task.ParseError naming the file, line, field, what was
+// asked and the flag that would allow it. pull is the command's pull
+// policy: an image that would not be pulled needs no registry.
+func (p Policy) Admit(t *task.Task, pull sandbox.PullPolicy) error {
+	var r *source.Reporter
+	refuse := func(field, format string, args ...any) {
+		if r == nil {
+			r = t.Reporter()
+		}
+		r.Errorf(field, format, args...)
+	}
+	for i, c := range t.CapAdd {
+		if n := NormalCap(c); !slices.Contains(p.Caps, n) && !slices.Contains(defaultCaps, n) {
+			refuse(source.Index("cap_add", i), "%q: the operator does not allow this capability (%s %s allows it; allowed: %v)", c, Flags.Cap, n, append(slices.Clone(defaultCaps), p.Caps...))
+		}
+	}
+	if t.Network == sandbox.NetworkBridge && !p.Network {
+		refuse("network", "%q: the operator does not allow a network (%s allows it)", t.Network, Flags.Network)
+	}
+	if p.DenyRoot && !nonRoot(t.User) {
+		refuse("user", "%q: the operator denies root (%s): expected a non-root uid[:gid]", t.User, Flags.Root)
+	}
+	if p.DenyWritableRoot && !t.ReadOnlyRoot {
+		refuse("read_only_root", "the operator requires a read-only root (%s): expected read_only_root: true", Flags.WritableRoot)
+	}
+	if host, pulled := registryOf(t, pull); pulled && !slices.Contains(p.Registries, host) {
+		refuse("image", "%q: pulled from %s, which the operator does not allow (%s %s allows it; or --pull never with the image present)", t.Image, host, Flags.Registry, host)
+	}
+	if r == nil {
+		return nil
+	}
+	return r.Err()
+}
+
+// defaultCaps are what every backend grants (docs/isolation.md): asking
+// for one is no request at all.
+var defaultCaps = []string{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
+
+// nonRoot reports whether user names a uid other than 0 (a name is
+// resolved in the image: only a number can be judged here, so a name
+// counts as root).
+func nonRoot(user string) bool {
+	u := sandbox.NormalUser(user)
+	uid, _, _ := cutColon(u)
+	if uid == "" || uid == "0" {
+		return false
+	}
+	for _, c := range uid {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func cutColon(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// registryOf returns the registry t's image would be pulled from, and
+// whether pull would pull it at all: not rbx's local images, nor one built
+// from the task's own Dockerfile (build:).
+func registryOf(t *task.Task, pull sandbox.PullPolicy) (string, bool) {
+	image := t.Image
+	if image == "" || t.Build != nil || pull.Effective(image) == sandbox.PullNever {
+		return "", false
+	}
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return fmt.Sprintf("(unparsable %q)", image), true
+	}
+	return reference.Domain(named), true
+}
