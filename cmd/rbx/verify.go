@@ -67,6 +67,11 @@ func runVerify(ctx context.Context, s Streams, log *slog.Logger, o *verifyOption
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if o.sandbox == "" { // a sandbox opened by id exists already
+		if err := o.replay.rt.admit(tk); err != nil {
+			return err
+		}
+	}
 	st, err := openStack(ctx, s, log, "verify", o.replay.rt, nil) // the runtime is all verify uses
 	if err != nil {
 		return err

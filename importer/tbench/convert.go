@@ -47,6 +47,9 @@ type Converted struct {
 	// Replacements lists every replaced network command: the Dockerfile's
 	// (by what the base image provides) and the test scripts'.
 	Replacements []Replacement
+	// Compose is what the task's docker-compose file asks of its
+	// container, and what the import made of each (also in Warnings).
+	Compose []ComposeRequest
 	// Warnings are semantics the import could not keep exactly (reported,
 	// never silent): an old-format task.yaml, `set -u` in the solution.
 	Warnings []string
@@ -107,6 +110,14 @@ func Convert(dir string, o Options) (*Converted, error) {
 	c.Trajectory, warns = reference(id, src, cmds)
 	c.Warnings = append(c.Warnings, warns...)
 	c.Task = c.task(id, workdir, o)
+	reqs, caps, err := readCompose(dir)
+	if err != nil {
+		return nil, err
+	}
+	c.Compose, c.Task.CapAdd = reqs, caps
+	for _, r := range reqs {
+		c.Warnings = append(c.Warnings, r.String())
+	}
 	problems = append(problems, c.rewriteTests()...)
 	problems = append(problems, c.scanTestInvocations(workdir, copies)...)
 	if len(problems) > 0 {
