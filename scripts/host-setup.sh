@@ -5,7 +5,8 @@
 #
 #   scripts/host-setup.sh packages   install what is missing from HOST_PACKAGES
 #   scripts/host-setup.sh engine     wait for the engine; start dockerd if none runs
-#   scripts/host-setup.sh            both
+#   scripts/host-setup.sh runsc      register gVisor's runsc with the local engine
+#   scripts/host-setup.sh            all three
 #
 # Not root: a missing package or engine is reported and the script goes on
 # (the tests that need it skip, or fail under RBX_REQUIRE_DOCKER=1).
@@ -16,7 +17,10 @@ set -euo pipefail
 #   docker-registry              the pull tests' loopback registry
 #   chromium                     the dashboard's headless browser test
 #   debootstrap busybox-static   the base images (images/ installs them too)
-HOST_PACKAGES=(containernetworking-plugins docker-registry chromium debootstrap busybox-static)
+#   runsc                        gVisor, the engine's second OCI runtime (registered by `runsc`
+#                                below; the docker backend's runsc tests)
+#   python3                      edits daemon.json to register runsc
+HOST_PACKAGES=(containernetworking-plugins docker-registry chromium debootstrap busybox-static runsc python3)
 
 # The engine's socket; DOCKER_HOST (unix:// only) overrides it.
 SOCK=${DOCKER_HOST:-unix:///var/run/docker.sock}
@@ -85,11 +89,45 @@ engine() {
 	return 1
 }
 
+# RUNSC_ARGS are runsc's flags as registered: no network of its own (its
+# network stack needs a network namespace the engine here does not give
+# it: "cannot run with network enabled in root network namespace"), and
+# files the engine writes into a running container (rbx's archive writes)
+# seen at once inside it.
+RUNSC_ARGS='["--network=none", "--file-access=shared"]'
+
+# runsc registers /usr/bin/runsc as the local engine's "runsc" runtime in
+# /etc/docker/daemon.json and has dockerd reload it (SIGHUP: no restart,
+# running containers untouched). Said, and skipped, when it cannot.
+runsc() {
+	[ -x /usr/bin/runsc ] || { say "no /usr/bin/runsc: gVisor not registered (apt-get install runsc)"; return 0; }
+	[ "$(id -u)" = 0 ] && pgrep -x dockerd >/dev/null && command -v python3 >/dev/null ||
+		{ say "not root, no local dockerd or no python3: runsc not registered"; return 0; }
+	local conf=/etc/docker/daemon.json
+	if python3 - "$conf" "$RUNSC_ARGS" <<'PY'
+import json, os, sys
+path, args = sys.argv[1], json.loads(sys.argv[2])
+conf = json.load(open(path)) if os.path.exists(path) and os.path.getsize(path) else {}
+want = {"path": "/usr/bin/runsc", "runtimeArgs": args}
+if conf.get("runtimes", {}).get("runsc") == want:
+    sys.exit(1)
+conf.setdefault("runtimes", {})["runsc"] = want
+os.makedirs(os.path.dirname(path), exist_ok=True)
+json.dump(conf, open(path, "w"), indent=2)
+PY
+	then
+		say "registering runsc with the engine ($conf) and reloading dockerd"
+		kill -HUP "$(pgrep -xo dockerd)"
+		sleep 2
+	fi
+}
+
 case "${1:-all}" in
 packages) packages ;;
 engine) engine ;;
+runsc) runsc ;;
 # Without an engine the engine tests skip, unless RBX_REQUIRE_DOCKER=1
 # (CI) makes that a failure here already.
-all) packages && { engine || [ "${RBX_REQUIRE_DOCKER:-}" != 1 ]; } ;;
-*) say "usage: $0 [packages|engine|all]"; exit 2 ;;
+all) packages && { engine || [ "${RBX_REQUIRE_DOCKER:-}" != 1 ]; } && runsc ;;
+*) say "usage: $0 [packages|engine|runsc|all]"; exit 2 ;;
 esac

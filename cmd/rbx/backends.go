@@ -31,6 +31,8 @@ type backendOptions struct {
 	// kubernetes backend too (--recycle on).
 	agent       string
 	agentInPods bool
+	// ociRuntime is --oci-runtime (docker only so far).
+	ociRuntime string
 }
 
 // backends lists the sandbox backends in the order `--runtime auto` tries
@@ -46,6 +48,9 @@ func backends(log *slog.Logger, progress io.Writer, o backendOptions) []sandbox.
 		opts := []docker.Option{docker.WithLogger(log), docker.WithProgress(progress), docker.WithPullPolicy(o.pull)}
 		if o.agent != "" {
 			opts = append(opts, docker.WithAgent(o.agent))
+		}
+		if o.ociRuntime != "" {
+			opts = append(opts, docker.WithOCIRuntime(o.ociRuntime))
 		}
 		return docker.New(opts...)
 	}

@@ -32,6 +32,9 @@ type runtimeFlags struct {
 	agentInPods bool
 	// admission is the operator's policy over what tasks may ask for.
 	admission admissionFlags
+	// ociRuntime is --oci-runtime: the engine's OCI runtime sandboxes run
+	// on (runsc: gVisor); empty for the engine's default.
+	ociRuntime string
 }
 
 func (f *runtimeFlags) register(cmd *cobra.Command) {
@@ -40,6 +43,7 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.containerdSnap, "containerd-snapshotter", "", containerdSnapshotterUsage)
 	f.registerKubernetes(cmd)
 	f.admission.register(cmd)
+	cmd.Flags().StringVar(&f.ociRuntime, "oci-runtime", "", "the engine's OCI runtime every sandbox runs on, e.g. runsc (gVisor: a second kernel between the policy and the host; docs/isolation.md); docker only so far; default the engine's (runc)")
 	cmd.Flags().StringVar(&f.pull, "pull", string(sandbox.PullMissing), "when to pull a task's image from its registry (docker, containerd; kubernetes: the pods' imagePullPolicy): never, missing or always; credentials from ~/.docker/config.json (kubernetes: the cluster's)")
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }
@@ -49,6 +53,16 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 // commands are untrusted, so running them as host processes must be asked
 // for with --runtime local, not be the side effect of an engine blip.
 func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slog.Logger) (sandbox.Runtime, error) {
+	rt, err := openBackend(ctx, f, errOut, log)
+	if err == nil && f.ociRuntime != "" && rt.Name() != "docker" {
+		rt.Close()
+		return nil, usageError("--oci-runtime %s: only the docker runtime takes it so far, not %s", f.ociRuntime, rt.Name())
+	}
+	return rt, err
+}
+
+// openBackend is openRuntime's choice of backend.
+func openBackend(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slog.Logger) (sandbox.Runtime, error) {
 	pull := sandbox.PullNever // commands without --pull (gc) create nothing
 	if f.pull != "" {
 		var err error
@@ -57,7 +71,7 @@ func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slo
 		}
 	}
 	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap, pull: pull,
-		kubeconfig: f.kubeconfig, namespace: f.namespace, agent: f.agent, agentInPods: f.agentInPods})
+		kubeconfig: f.kubeconfig, namespace: f.namespace, agent: f.agent, agentInPods: f.agentInPods, ociRuntime: f.ociRuntime})
 	switch f.name {
 	case "auto", "":
 		// docker.Available bounds its own probe (3 s).

@@ -51,6 +51,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}
+	if err := r.checkOCIRuntime(ctx); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
 	if err := r.checkRecycle(ctx, spec); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
@@ -178,6 +181,7 @@ func (r *Runtime) createContainer(ctx context.Context, spec sandbox.Spec, cfg *c
 	for {
 		cfg.Labels[AnnotationPrefix+sandbox.AnnotationDiskBound] = string(bound)
 		hc := hostConfig(spec)
+		hc.Runtime = r.oci.name
 		applyDiskBound(hc, spec, bound, owner, r.volumeLabels(spec))
 		if spec.Recycle {
 			noInit := false // the agent is PID 1

@@ -39,17 +39,19 @@ type Runtime struct {
 	baselines baselines         // image id → never-started reader container
 	fresh     recycle.Baselines // recyclable sandboxes' fresh listings, shared by shape
 	fullWalks bool              // WithScopedRecycle(false)
+	oci       ociRuntime        // WithOCIRuntime
 }
 
 type config struct {
-	cli       *client.Client
-	log       *slog.Logger
-	owner     string
-	progress  io.Writer
-	pull      sandbox.PullPolicy
-	beatEvery time.Duration
-	agent     *agentBinary
-	fullWalks bool
+	cli        *client.Client
+	log        *slog.Logger
+	owner      string
+	progress   io.Writer
+	pull       sandbox.PullPolicy
+	beatEvery  time.Duration
+	agent      *agentBinary
+	fullWalks  bool
+	ociRuntime string
 }
 
 // Option configures a Runtime.
@@ -121,7 +123,8 @@ func New(opts ...Option) (*Runtime, error) {
 			return nil, fmt.Errorf("docker runtime: %w", err)
 		}
 	}
-	r := &Runtime{cli: c.cli, log: c.log, owner: c.owner, progress: c.progress, pull: c.pull, agent: c.agent, fullWalks: c.fullWalks}
+	r := &Runtime{cli: c.cli, log: c.log, owner: c.owner, progress: c.progress, pull: c.pull, agent: c.agent, fullWalks: c.fullWalks,
+		oci: ociRuntime{name: c.ociRuntime}}
 	if r.cli == nil {
 		cli, err := newClient()
 		if err != nil {

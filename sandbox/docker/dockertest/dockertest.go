@@ -64,3 +64,22 @@ func Skip(tb testing.TB) {
 		testenv.Missing(tb, "no Docker engine answers: %v", err)
 	}
 }
+
+// RunscRuntime is Runtime on the engine's runsc (gVisor) runtime; it skips
+// tb, with a message, when the engine does not have it registered (failing
+// it instead under RBX_REQUIRE_DOCKER=1, as CI sets: .ci/run registers it).
+func RunscRuntime(tb testing.TB, imgs ...string) *docker.Runtime {
+	tb.Helper()
+	Skip(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rt := runtime(tb, []docker.Option{docker.WithOCIRuntime(docker.Runsc)}, imgs)
+	info, err := rt.Client().Info(ctx)
+	if err != nil {
+		tb.Fatalf("engine info: %v", err)
+	}
+	if _, ok := info.Runtimes[docker.Runsc]; !ok {
+		testenv.Missing(tb, "the engine has no %s runtime (scripts/host-setup.sh installs and registers it)", docker.Runsc)
+	}
+	return rt
+}
