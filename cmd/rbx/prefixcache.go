@@ -8,7 +8,6 @@ import (
 
 	"github.com/rbx-sandbox/rbx/prefix"
 	"github.com/rbx-sandbox/rbx/reset"
-	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
 
 // prefixFlags are the prefix cache's flags (serve, probe).
@@ -48,14 +47,4 @@ func (p *prefixFlags) options(log *slog.Logger, poolSize int) ([]reset.Option, e
 		stage = poolSize
 	}
 	return []reset.Option{reset.WithPrefixCache(c), reset.WithStaging(stage)}, nil
-}
-
-// checkRuntime refuses the prefix cache on gVisor, explicitly: its capture
-// ends the sandbox there (the session shell exits while the scan's listing
-// is read back; docs/isolation.md), so every reset would fail its retries.
-func (p *prefixFlags) checkRuntime(rt runtimeFlags) error {
-	if p.mode == "on" && rt.ociRuntime == docker.Runsc {
-		return usageError("--oci-runtime %s: the prefix cache does not work on gVisor yet (its capture ends the sandbox); pass --prefix-cache off", rt.ociRuntime)
-	}
-	return nil
 }

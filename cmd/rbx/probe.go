@@ -179,9 +179,6 @@ func runProbe(ctx context.Context, s Streams, log *slog.Logger, o *probeOptions)
 	if err := o.rt.admit(ld.task); err != nil {
 		return err
 	}
-	if err := o.prefix.checkRuntime(o.rt); err != nil {
-		return err
-	}
 	st, err := openStack(ctx, s, log, "probe", o.rt, []*task.Task{ld.task}, withPrefixCache(&o.prefix, o.concurrency),
 		withServiceFlags(o.services), episodeOptions(&o.capacity, o.concurrency))
 	if err != nil {

@@ -229,9 +229,6 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if err != nil {
 		return err
 	}
-	if err := o.prefix.checkRuntime(o.rt); err != nil {
-		return err
-	}
 	entries, err := discoverServeTasks(s, o.tasks)
 	if err != nil {
 		return err

@@ -182,6 +182,13 @@ func (r *Runtime) createContainer(ctx context.Context, spec sandbox.Spec, cfg *c
 		cfg.Labels[AnnotationPrefix+sandbox.AnnotationDiskBound] = string(bound)
 		hc := hostConfig(spec)
 		hc.Runtime = r.oci.name
+		if r.oci.name == Runsc && *hc.PidsLimit < runscPidsFloor {
+			// The cgroup bounds gVisor's own threads, not the task's
+			// processes (they are the Sentry's goroutines): a task's
+			// small limit would starve the Sentry and end the sandbox.
+			floor := int64(runscPidsFloor)
+			hc.PidsLimit = &floor
+		}
 		applyDiskBound(hc, spec, bound, owner, r.volumeLabels(spec))
 		if spec.Recycle {
 			noInit := false // the agent is PID 1

@@ -10,9 +10,9 @@ var _ sandbox.FeatureReporter = (*Runtime)(nil)
 //   - no PrivateNetwork: runsc is registered with --network=none (its own
 //     network stack needs a network namespace this engine's does not
 //     give it);
-//   - no PidsLimit: gVisor's kernel (the Sentry) runs in the container's
-//     cgroup, and its threads count against Limits.Pids: a small limit
-//     keeps the sandbox from starting;
+//   - no PidsLimit: the task's processes are gVisor's kernel's (the
+//     Sentry's) goroutines, which the cgroup does not count; the cgroup
+//     bounds the Sentry's threads, at least runscPidsFloor;
 //   - no MemoryLimit as the suite means it: the limit holds, but a step
 //     over it takes the whole sandbox down (the Sentry is what the
 //     kernel's OOM killer kills), not the step alone;
@@ -30,3 +30,9 @@ func (r *Runtime) Features() sandbox.Features {
 
 // Runsc is gVisor's OCI runtime, as scripts/host-setup.sh registers it.
 const Runsc = "runsc"
+
+// runscPidsFloor is the least pids limit a runsc sandbox's cgroup gets:
+// under gVisor the cgroup holds the Sentry's and the gofer's threads, not
+// the task's processes, and a task's limit of 128 ended sandboxes while a
+// second exec ran (docs/isolation.md).
+const runscPidsFloor = 1024
