@@ -28,6 +28,19 @@ type config struct {
 	rock     *rockConfig       // nil: no ROCK-compatible API
 	prewarm  prewarm
 	series   int // per-task metric series up to this many tasks
+	// isolation is what /healthz says of the sandboxes' isolation and
+	// of the operator's task policy.
+	isolation map[string]any
+}
+
+// WithIsolation has /healthz report the isolation sandboxes get (the
+// runtime's report, sandbox.Isolation) and the operator's task policy
+// (admission.Policy), under "isolation" and "task_policy".
+func WithIsolation(iso any, taskPolicy any) Option {
+	return func(c *config) error {
+		c.isolation = map[string]any{"isolation": iso, "task_policy": taskPolicy}
+		return nil
+	}
 }
 
 // prewarm names the tasks whose classes are warmed at start-up.

@@ -12,9 +12,13 @@ import (
 )
 
 func (s *Server) healthz(*http.Request) (any, *APIError) {
-	return map[string]any{"status": "ok", "tasks": len(s.cat), "open_episodes": s.openCount(),
+	h := map[string]any{"status": "ok", "tasks": len(s.cat), "open_episodes": s.openCount(),
 		"lost_at_start": s.lost, "uptime_s": time.Since(s.started).Seconds(), "strategy": s.eng.Strategy(),
-		"capacity": s.rs.Budget().Stats()}, nil
+		"capacity": s.rs.Budget().Stats()}
+	for k, v := range s.cfg.isolation {
+		h[k] = v
+	}
+	return h, nil
 }
 
 // poolStats indexes the pools' counters by pool key, once per request:

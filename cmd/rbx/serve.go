@@ -263,6 +263,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if o.rock.enabled {
 		opts = append(opts, o.rock.option(rt))
 	}
+	opts = append(opts, isolationOption(ctx, s.ErrOut, rt, o.rt))
 	srv, err := server.New(ctx, st.rs, st.rp, eng, entries, opts...)
 	if err != nil {
 		return errors.Join(err, st.closeWithin(context.WithoutCancel(ctx)), db.Close())

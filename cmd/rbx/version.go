@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rbx-sandbox/rbx/admission"
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/server"
 )
 
 // engineVersionTimeout bounds the question to the engine: `rbx version`
@@ -77,18 +79,20 @@ func runVersion(ctx context.Context, s Streams, log *slog.Logger) error {
 	}
 	fmt.Fprintf(s.Out, "revision: %s\n", rev)
 	fmt.Fprintf(s.Out, "go: %s %s/%s\n", v.Go, runtime.GOOS, runtime.GOARCH)
-	engine, disk := engineInfo(ctx, log)
+	engine, iso := engineInfo(ctx, log)
 	fmt.Fprintf(s.Out, "engine: %s\n", engine)
-	if disk != "" {
-		fmt.Fprintf(s.Out, "disk bound: %s\n", disk)
+	if iso != "" {
+		fmt.Fprintf(s.Out, "isolation: %s\n", iso)
 	}
+	fmt.Fprintf(s.Out, "task policy (defaults; --allow-cap, --allow-network, --allow-registry, --task-policy): %s\n", admission.Default().Describe())
 	return nil
 }
 
 // engineInfo asks the first container engine that answers within
-// engineVersionTimeout for its version and how it bounds a sandbox's disk
-// writes (docs/isolation.md); disk is empty when no engine answered.
-func engineInfo(ctx context.Context, log *slog.Logger) (engine, disk string) {
+// engineVersionTimeout for its version and the isolation its sandboxes get
+// (runtime, seccomp, user namespace, disk bound: docs/isolation.md); iso is
+// empty when no engine answered.
+func engineInfo(ctx context.Context, log *slog.Logger) (engine, iso string) {
 	ctx, cancel := context.WithTimeout(ctx, engineVersionTimeout)
 	defer cancel()
 	rt, _, err := sandbox.Detect(ctx, engineBackends(log, io.Discard)...)
@@ -96,20 +100,44 @@ func engineInfo(ctx context.Context, log *slog.Logger) (engine, disk string) {
 		return "none answered", ""
 	}
 	defer rt.Close()
-	if db, ok := rt.(sandbox.DiskBounder); ok {
-		if bound, why, err := db.DiskBound(ctx); err != nil {
-			disk = err.Error()
-		} else {
-			disk = fmt.Sprintf("%s (%s)", bound, why)
-		}
-	}
+	iso = isolationOf(ctx, rt)
 	ev, ok := rt.(sandbox.EngineVersioner)
 	if !ok {
-		return rt.Name() + " (version unknown)", disk
+		return rt.Name() + " (version unknown)", iso
 	}
 	version, api, err := ev.EngineVersion(ctx)
 	if err != nil {
-		return fmt.Sprintf("%s: %v", rt.Name(), err), disk
+		return fmt.Sprintf("%s: %v", rt.Name(), err), iso
 	}
-	return fmt.Sprintf("%s %s (API %s)", rt.Name(), version, api), disk
+	return fmt.Sprintf("%s %s (API %s)", rt.Name(), version, api), iso
+}
+
+// isolationOf says what isolation rt's sandboxes get: its report, else its
+// disk bound alone, else "".
+func isolationOf(ctx context.Context, rt sandbox.Runtime) string {
+	if ir, ok := rt.(sandbox.IsolationReporter); ok {
+		if iso, err := ir.Isolation(ctx); err == nil {
+			return iso.String()
+		}
+	}
+	if db, ok := rt.(sandbox.DiskBounder); ok {
+		if bound, why, err := db.DiskBound(ctx); err == nil {
+			return fmt.Sprintf("disk bound %s (%s)", bound, why)
+		}
+	}
+	return ""
+}
+
+// isolationOption has /healthz say what isolation the sandboxes get and
+// the operator's task policy, and says the first at start-up.
+func isolationOption(ctx context.Context, errOut io.Writer, rt sandbox.Runtime, f runtimeFlags) server.Option {
+	var iso any = map[string]string{"runtime": rt.Name(), "report": "none: this backend does not report its isolation"}
+	if ir, ok := rt.(sandbox.IsolationReporter); ok {
+		if r, err := ir.Isolation(ctx); err == nil {
+			iso = r
+			fmt.Fprintf(errOut, "rbx serve: isolation: %s\n", r)
+		}
+	}
+	pol, _ := f.admission.policy() // validated when the tasks were admitted
+	return server.WithIsolation(iso, pol)
 }
