@@ -66,9 +66,18 @@ func TestIntegrationReplayPullsTaskImage(t *testing.T) {
 			assert.Equal(t, exitUnavailable, code, "%s\n%s", out.String(), errOut.String())
 			assert.Contains(t, errOut.String(), ref, "the error names the image")
 
+			// A pull from a registry the operator did not name is refused
+			// before any sandbox (docs/isolation.md); named, it pulls.
+			host, _, _ := strings.Cut(ref, "/")
 			out.Reset()
 			errOut.Reset()
 			code = Run(ctx, []string{"replay", traj, "--runtime", tc.runtime, "--verify"}, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+			assert.Equal(t, exitUsage, code, "%s\n%s", out.String(), errOut.String())
+			assert.Contains(t, errOut.String(), "--allow-registry "+host)
+
+			out.Reset()
+			errOut.Reset()
+			code = Run(ctx, []string{"replay", traj, "--runtime", tc.runtime, "--verify", "--allow-registry", host}, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 			require.Equal(t, exitOK, code, "%s\n%s", out.String(), errOut.String())
 			assert.Contains(t, out.String(), "reached checkpoint k=12 of 12")
 			assert.Contains(t, errOut.String(), "pulling image "+ref, "the pull is reported on stderr")
