@@ -104,3 +104,29 @@ func (s *State) Recycle(ctx context.Context, id string, do func(ctx context.Cont
 	rep.Duration = time.Since(start)
 	return rep, nil
 }
+
+// Shell is the session shell a recycle hangs up and reopens (a
+// session.Keeper).
+type Shell interface {
+	Close()
+	Reopen(ctx context.Context) error
+}
+
+// RecycleExec is Recycle for the backends whose agent runs in an exec
+// (containerd, Kubernetes): the session shell is hung up (it dies with the
+// rest), restore runs the agent's recycle, and in session mode a fresh
+// shell opens, as at creation.
+func (s *State) RecycleExec(ctx context.Context, id string, shell Shell, sessionMode bool, restore func(ctx context.Context, rep *sandbox.RecycleReport) (string, error)) (sandbox.RecycleReport, error) {
+	return s.Recycle(ctx, id, func(ctx context.Context, rep *sandbox.RecycleReport) (string, error) {
+		shell.Close()
+		if reason, err := restore(ctx, rep); err != nil {
+			return reason, err
+		}
+		if sessionMode {
+			if err := shell.Reopen(ctx); err != nil {
+				return "session", err
+			}
+		}
+		return "", nil
+	})
+}

@@ -105,3 +105,48 @@ func TestRunAttached(t *testing.T) {
 		})
 	}
 }
+
+// shell records what a recycle did to the session shell.
+type shell struct {
+	closed, reopened int
+	fail             error
+}
+
+func (s *shell) Close() { s.closed++ }
+func (s *shell) Reopen(context.Context) error {
+	s.reopened++
+	return s.fail
+}
+
+// TestStateRecycleExec: the shell is hung up before the restore and, in
+// session mode, reopened after; a shell that cannot reopen fails the
+// recycle as "session".
+func TestStateRecycleExec(t *testing.T) {
+	ctx := context.Background()
+	restore := func(context.Context, *sandbox.RecycleReport) (string, error) { return "", nil }
+	for _, tc := range []struct {
+		name     string
+		session  bool
+		fail     error
+		reopened int
+		reason   string
+	}{
+		{"session", true, nil, 1, ""},
+		{"exec mode", false, nil, 0, ""},
+		{"the shell does not reopen", true, errors.New("no shell"), 1, "session"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sh := &shell{fail: tc.fail}
+			_, err := (&recycle.State{}).RecycleExec(ctx, "sb", sh, tc.session, restore)
+			assert.Equal(t, 1, sh.closed)
+			assert.Equal(t, tc.reopened, sh.reopened)
+			if tc.reason == "" {
+				require.NoError(t, err)
+				return
+			}
+			var re *sandbox.RecycleError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, tc.reason, re.Reason)
+		})
+	}
+}

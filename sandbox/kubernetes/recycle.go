@@ -59,18 +59,7 @@ func (s *Sandbox) RecyclePrepared() time.Duration { return s.rec.Prepared() }
 // an exec, as at creation. The pod stays: no scheduling, no image, no
 // kubelet relist.
 func (s *Sandbox) Recycle(ctx context.Context) (sandbox.RecycleReport, error) {
-	return s.rec.Recycle(ctx, s.id, func(ctx context.Context, rep *sandbox.RecycleReport) (string, error) {
-		s.keeper.Close() // the shell dies with the rest; a fresh one opens after
-		if reason, err := s.restore(ctx, rep); err != nil {
-			return reason, err
-		}
-		if s.mode == sandbox.ModeSession {
-			if err := s.keeper.Reopen(ctx); err != nil {
-				return "session", err
-			}
-		}
-		return "", nil
-	})
+	return s.rec.RecycleExec(ctx, s.id, s.keeper, s.mode == sandbox.ModeSession, s.restore)
 }
 
 // restore runs the agent's recycle and the host's side of its talk;
