@@ -3,6 +3,8 @@ package admission
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/distribution/reference"
 
@@ -31,8 +33,8 @@ func (p Policy) Admit(t *task.Task, pull sandbox.PullPolicy) error {
 		r.Errorf(field, format, args...)
 	}
 	for i, c := range t.CapAdd {
-		if n := NormalCap(c); !slices.Contains(p.Caps, n) && !slices.Contains(defaultCaps, n) {
-			refuse(source.Index("cap_add", i), "%q: the operator does not allow this capability (%s %s allows it; allowed: %v)", c, Flags.Cap, n, append(slices.Clone(defaultCaps), p.Caps...))
+		if n := NormalCap(c); !slices.Contains(p.Caps, n) && !slices.Contains(sandbox.DefaultCaps, n) {
+			refuse(source.Index("cap_add", i), "%q: the operator does not allow this capability (%s %s allows it; allowed: %v)", c, Flags.Cap, n, append(slices.Clone(sandbox.DefaultCaps), p.Caps...))
 		}
 	}
 	if t.Network == sandbox.NetworkBridge && !p.Network {
@@ -53,34 +55,13 @@ func (p Policy) Admit(t *task.Task, pull sandbox.PullPolicy) error {
 	return r.Err()
 }
 
-// defaultCaps are what every backend grants (docs/isolation.md): asking
-// for one is no request at all.
-var defaultCaps = []string{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
-
 // nonRoot reports whether user names a uid other than 0 (a name is
 // resolved in the image: only a number can be judged here, so a name
 // counts as root).
 func nonRoot(user string) bool {
-	u := sandbox.NormalUser(user)
-	uid, _, _ := cutColon(u)
-	if uid == "" || uid == "0" {
-		return false
-	}
-	for _, c := range uid {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func cutColon(s string) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == ':' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
+	uid, _, _ := strings.Cut(sandbox.NormalUser(user), ":")
+	n, err := strconv.ParseUint(uid, 10, 32)
+	return err == nil && n != 0
 }
 
 // registryOf returns the registry t's image would be pulled from, and

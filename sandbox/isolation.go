@@ -31,8 +31,8 @@ func (i Isolation) String() string {
 	if seccomp == "" {
 		seccomp = "none"
 	}
-	s := fmt.Sprintf("runtime %s (available: %s); seccomp %s; user namespace %s; rootless engine %s; capabilities CHOWN FOWNER FSETID KILL SETGID SETUID + the task's allowed cap_add; no-new-privileges",
-		i.OCIRuntime, strings.Join(i.Available, ", "), seccomp, onOff(i.UserNS), onOff(i.Rootless))
+	s := fmt.Sprintf("runtime %s (available: %s); seccomp %s; user namespace %s; rootless engine %s; capabilities %s + the task's allowed cap_add; no-new-privileges",
+		i.OCIRuntime, strings.Join(i.Available, ", "), seccomp, onOff(i.UserNS), onOff(i.Rootless), strings.Join(DefaultCaps, " "))
 	if i.DiskBound != "" {
 		s += "; disk bound " + i.DiskBound
 	}

@@ -17,11 +17,6 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
-// defaultCaps is what typical build and test commands need as root in a
-// container; everything else is dropped. The docker backend grants the
-// same: no DAC_OVERRIDE (docs/isolation.md).
-var defaultCaps = []string{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
-
 // initMount is where the host's tini is bind-mounted (as Docker does).
 const initMount = "/sbin/docker-init"
 
@@ -89,7 +84,7 @@ func limitOpts(l sandbox.Limits) []oci.SpecOpts {
 func capabilities(add []string) ([]string, error) {
 	seen := map[string]bool{}
 	var caps []string
-	for _, c := range append(append([]string(nil), defaultCaps...), add...) {
+	for _, c := range append(append([]string(nil), sandbox.DefaultCaps...), add...) {
 		name := strings.ToUpper(c)
 		if !strings.HasPrefix(name, "CAP_") {
 			name = "CAP_" + name

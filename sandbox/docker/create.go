@@ -33,14 +33,6 @@ func mainSession() []string {
 	return []string{"/bin/sh", "-c", session.Supervisor("exec 3>&-; exec /bin/sh -c '" + keepAliveLoop + "'")}
 }
 
-// defaultCaps is what typical build and test commands need as root in a
-// container; everything else is dropped. DAC_OVERRIDE is not among them:
-// without it root cannot write what it does not own, which costs little
-// (rbx's own file actions and its images need nothing else) but breaks
-// apt-get's privilege-dropping download user; a task that needs it adds
-// it back (Spec.CapAdd, task.yaml cap_add).
-var defaultCaps = []string{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
-
 // Create starts a container for spec and, in session mode, its shell. The
 // image must exist locally unless the pull policy (WithPullPolicy) fetches it.
 func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sandbox, err error) {
@@ -227,7 +219,7 @@ func hostConfig(spec sandbox.Spec) *container.HostConfig {
 	return &container.HostConfig{
 		NetworkMode: container.NetworkMode(spec.Network),
 		CapDrop:     []string{"ALL"},
-		CapAdd:      append(append([]string(nil), defaultCaps...), spec.CapAdd...),
+		CapAdd:      append(append([]string(nil), sandbox.DefaultCaps...), spec.CapAdd...),
 		SecurityOpt: []string{"no-new-privileges:true"},
 		// The session's output is ours alone; the engine need not log it.
 		LogConfig: container.LogConfig{Type: "none"},

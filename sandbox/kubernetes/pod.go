@@ -39,11 +39,6 @@ const (
 	baselineName = "rbx-baseline"
 )
 
-// defaultCaps is what typical build and test commands need as root; every
-// other capability is dropped. The docker and containerd backends grant
-// the same (docs/isolation.md).
-var defaultCaps = []string{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID"}
-
 // keepAlive is the container's main process: it creates the workdir and
 // sleeps; as PID 1 the shell reaps the zombies that background jobs leave.
 func keepAlive(workdir string) []string {
@@ -138,8 +133,8 @@ func (r *Runtime) recyclable(pod *corev1.Pod, spec sandbox.Spec, toolsSC *corev1
 	})
 	ps.Containers[0].Command = []string{agentPath, "init"}
 	root, no := int64(0), false
-	caps := make([]corev1.Capability, len(defaultCaps))
-	for i, c := range defaultCaps {
+	caps := make([]corev1.Capability, len(sandbox.DefaultCaps))
+	for i, c := range sandbox.DefaultCaps {
 		caps[i] = corev1.Capability(c)
 	}
 	ps.Containers = append(ps.Containers, corev1.Container{
@@ -180,7 +175,7 @@ func securityContext(spec sandbox.Spec) (*corev1.SecurityContext, error) {
 	no := false
 	caps := []corev1.Capability{}
 	seen := map[string]bool{}
-	for _, c := range append(append([]string(nil), defaultCaps...), spec.CapAdd...) {
+	for _, c := range append(append([]string(nil), sandbox.DefaultCaps...), spec.CapAdd...) {
 		name := strings.TrimPrefix(strings.ToUpper(c), "CAP_")
 		if name == "ALL" {
 			return nil, fmt.Errorf("%w: cap_add ALL: name the capabilities", sandbox.ErrInvalidSpec)
