@@ -15,11 +15,34 @@ import (
 // tree, a process left behind.
 const BenchEpisode = "echo a > f && mkdir -p .x/.y && echo b > /tmp/t && sleep 1000 >/dev/null 2>&1 & echo ok"
 
-func benchEpisodeIn(b *testing.B, sb sandbox.Sandbox) {
+// RunBenchEpisode runs BenchEpisode in sb.
+func RunBenchEpisode(b *testing.B, sb sandbox.Sandbox) {
 	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: BenchEpisode})
 	if err != nil || res.ExitCode != 0 {
 		b.Fatalf("episode: exit %d: %v", res.ExitCode, err)
 	}
+}
+
+// benchSide is one side of a benchmark: its spec and current sandbox,
+// removed at the benchmark's end.
+type benchSide struct {
+	spec sandbox.Spec
+	sb   sandbox.Sandbox
+}
+
+// newBenchSide creates the first sandbox of a side (before its timer
+// starts).
+func newBenchSide(b *testing.B, rt sandbox.Runtime, img string, recyclable bool) *benchSide {
+	s := &benchSide{spec: sandbox.Spec{Image: img, Mode: sandbox.ModeSession, Recycle: recyclable, Labels: map[string]string{"rbx.test": sandbox.LabelValue(b.Name())}}}
+	var err error
+	s.sb, err = rt.Create(context.Background(), s.spec)
+	b.Cleanup(func() {
+		if s.sb != nil {
+			_ = s.sb.Remove(context.Background())
+		}
+	})
+	require.NoError(b, err)
+	return s
 }
 
 // BenchRecycle times, per op, an episode then a Recycle of one session
@@ -27,19 +50,12 @@ func benchEpisodeIn(b *testing.B, sb sandbox.Sandbox) {
 // first one is).
 func BenchRecycle(b *testing.B, rt sandbox.Runtime, img string) {
 	ctx := context.Background()
-	spec := sandbox.Spec{Image: img, Mode: sandbox.ModeSession, Recycle: true, Labels: map[string]string{"rbx.test": sandbox.LabelValue(b.Name())}}
-	sb, err := rt.Create(ctx, spec)
-	b.Cleanup(func() {
-		if sb != nil {
-			_ = sb.Remove(context.Background())
-		}
-	})
-	require.NoError(b, err)
+	s := newBenchSide(b, rt, img, true)
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		benchEpisodeIn(b, sb)
-		_, err := sb.(sandbox.Recycler).Recycle(ctx)
+		RunBenchEpisode(b, s.sb)
+		_, err := s.sb.(sandbox.Recycler).Recycle(ctx)
 		require.NoError(b, err)
 	}
 	b.Logf("%s on %s: episode + Recycle: mean %v over %d", img, rt.Name(), time.Since(start)/time.Duration(b.N), b.N)
@@ -49,20 +65,14 @@ func BenchRecycle(b *testing.B, rt sandbox.Runtime, img string) {
 // the sandbox and the Create of the next (recyclable or plain).
 func BenchCreateRemove(b *testing.B, rt sandbox.Runtime, img string, recyclable bool) {
 	ctx := context.Background()
-	spec := sandbox.Spec{Image: img, Mode: sandbox.ModeSession, Recycle: recyclable, Labels: map[string]string{"rbx.test": sandbox.LabelValue(b.Name())}}
-	sb, err := rt.Create(ctx, spec)
-	b.Cleanup(func() {
-		if sb != nil {
-			_ = sb.Remove(context.Background())
-		}
-	})
-	require.NoError(b, err)
+	s := newBenchSide(b, rt, img, recyclable)
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		benchEpisodeIn(b, sb)
-		require.NoError(b, sb.Remove(ctx))
-		sb, err = rt.Create(ctx, spec)
+		RunBenchEpisode(b, s.sb)
+		require.NoError(b, s.sb.Remove(ctx))
+		var err error
+		s.sb, err = rt.Create(ctx, s.spec)
 		require.NoError(b, err)
 	}
 	b.Logf("%s on %s: episode + Remove + Create (recyclable %v): mean %v over %d", img, rt.Name(), recyclable, time.Since(start)/time.Duration(b.N), b.N)

@@ -1,10 +1,8 @@
 package containerd_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -42,25 +40,11 @@ func TestIntegrationRecycleHostile(t *testing.T) {
 		for _, run := range runs {
 			t.Run(filepath.Base(run.image)+"-"+string(run.mode), func(t *testing.T) {
 				t.Parallel()
-				if n, err := strconv.Atoi(os.Getenv("RBX_RECYCLE_ROUNDS")); err == nil {
-					run.rounds = n
-				}
 				spec := sandbox.Spec{Image: run.image, Mode: run.mode, Recycle: true, StepTimeout: 20 * time.Second}
-				sb := newSandbox(t, rt, spec)
-				fresh := recycletest.Digest(t, sb)
-				recycletest.RequireSameDigest(t, fresh, recycletest.Digest(t, newSandbox(t, rt, spec)), "second fresh sandbox")
-				eps := episodes(run.image)
-				n, r := 0, 0
-				for round := 0; round < run.rounds; round++ {
-					ep := eps[round%len(eps)]
-					if ok, _ := recycletest.RunEpisode(t, sb, ep, helper); !ok {
-						r++
-						sb = newSandbox(t, rt, spec)
-						continue
-					}
-					recycletest.RequireSameDigest(t, fresh, recycletest.Digest(t, sb), fmt.Sprintf("round %d, after %s", round, ep.Name))
-					n++
-				}
+				first := recycletest.Digest(t, newSandbox(t, rt, spec))
+				recycletest.RequireSameDigest(t, first, recycletest.Digest(t, newSandbox(t, rt, spec)), "second fresh sandbox")
+				n, r := recycletest.RunRounds(t, func() sandbox.Sandbox { return newSandbox(t, rt, spec) },
+					recycletest.ExecEpisodes(run.image), recycletest.Rounds(run.rounds), helper)
 				mu.Lock()
 				total, refused = total+n, refused+r
 				mu.Unlock()
@@ -71,18 +55,4 @@ func TestIntegrationRecycleHostile(t *testing.T) {
 	if !t.Failed() && os.Getenv("RBX_RECYCLE_ROUNDS") == "" {
 		assert.GreaterOrEqual(t, total, 60)
 	}
-}
-
-// episodes are recycletest's, but one: a recycle here is an exec (no
-// PID 1 mux, unlike Docker's), and runc reads the sandbox's /etc/group to
-// start any exec, so an episode that made it a directory cannot be
-// recycled: the exec fails, Recycle refuses and the sandbox is removed.
-func episodes(image string) []recycletest.Episode {
-	eps := recycletest.Episodes(image)
-	for i := range eps {
-		if eps[i].Name == "etc-group-dir" {
-			eps[i].Refused = true
-		}
-	}
-	return eps
 }

@@ -8,13 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/recycle/recycletest"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 )
-
-// benchEpisode is the work every side of BenchmarkIntegrationRecycle does
-// before getting a fresh sandbox back.
-const benchEpisode = "echo a > f && mkdir -p .x/.y && echo b > /tmp/t && sleep 1000 >/dev/null 2>&1 & echo ok"
 
 // toolchain is the large image of the recycle benchmark (72,778 entries),
 // measured when it is present.
@@ -40,7 +37,7 @@ func BenchmarkIntegrationRecycle(b *testing.B) {
 	for _, img := range imgs {
 		b.Run(path.Base(img)+"/Recycle", func(b *testing.B) { benchRecycle(b, rt, img) })
 		b.Run(path.Base(img)+"/RecycleFullWalk", func(b *testing.B) { benchRecycle(b, full, img) })
-		b.Run(path.Base(img)+"/CreateRemove", func(b *testing.B) { benchCreateRemove(b, rt, img, false) })
+		b.Run(path.Base(img)+"/CreateRemove", func(b *testing.B) { recycletest.BenchCreateRemove(b, rt, img, false) })
 	}
 }
 
@@ -61,16 +58,9 @@ func BenchmarkIntegrationCreateRecyclable(b *testing.B) {
 	}
 	full := newRecycleRuntimeWith(b, []docker.Option{docker.WithScopedRecycle(false)})
 	for _, img := range imgs {
-		b.Run(path.Base(img)+"/Recyclable", func(b *testing.B) { benchCreateRemove(b, rt, img, true) })
-		b.Run(path.Base(img)+"/RecyclableFullWalk", func(b *testing.B) { benchCreateRemove(b, full, img, true) })
-		b.Run(path.Base(img)+"/Plain", func(b *testing.B) { benchCreateRemove(b, rt, img, false) })
-	}
-}
-
-func benchEpisodeIn(b *testing.B, sb sandbox.Sandbox) {
-	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: benchEpisode})
-	if err != nil || res.ExitCode != 0 {
-		b.Fatalf("episode: exit %d: %v", res.ExitCode, err)
+		b.Run(path.Base(img)+"/Recyclable", func(b *testing.B) { recycletest.BenchCreateRemove(b, rt, img, true) })
+		b.Run(path.Base(img)+"/RecyclableFullWalk", func(b *testing.B) { recycletest.BenchCreateRemove(b, full, img, true) })
+		b.Run(path.Base(img)+"/Plain", func(b *testing.B) { recycletest.BenchCreateRemove(b, rt, img, false) })
 	}
 }
 
@@ -81,28 +71,10 @@ func benchRecycle(b *testing.B, rt *docker.Runtime, img string) {
 	start := time.Now()
 	scoped := 0
 	for i := 0; i < b.N; i++ {
-		benchEpisodeIn(b, sb)
+		recycletest.RunBenchEpisode(b, sb)
 		rep, err := sb.(sandbox.Recycler).Recycle(ctx)
 		require.NoError(b, err)
 		scoped = rep.Scoped
 	}
 	b.Logf("%s: Recycle: mean %v over %d (scope: %d directories)", img, time.Since(start)/time.Duration(b.N), b.N, scoped)
-}
-
-func benchCreateRemove(b *testing.B, rt *docker.Runtime, img string, recyclable bool) {
-	ctx := context.Background()
-	spec := sandbox.Spec{Image: img, Mode: sandbox.ModeSession, Recycle: recyclable, Labels: map[string]string{"rbx.test": sandbox.LabelValue(b.Name())}}
-	sb, err := rt.Create(ctx, spec)
-	require.NoError(b, err)
-	b.ResetTimer()
-	start := time.Now()
-	for i := 0; i < b.N; i++ {
-		benchEpisodeIn(b, sb)
-		require.NoError(b, sb.Remove(ctx))
-		sb, err = rt.Create(ctx, spec)
-		require.NoError(b, err)
-	}
-	b.Logf("%s: Create+Remove (recyclable %v): mean %v over %d", img, recyclable, time.Since(start)/time.Duration(b.N), b.N)
-	b.StopTimer()
-	require.NoError(b, sb.Remove(ctx))
 }

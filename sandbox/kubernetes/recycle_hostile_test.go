@@ -2,10 +2,8 @@ package kubernetes_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -37,43 +35,16 @@ func TestIntegrationRecycleHostile(t *testing.T) {
 		{recycletest.Debian, sandbox.ModeExec, 17},
 	} {
 		t.Run(filepath.Base(run.image)+"-"+string(run.mode), func(t *testing.T) {
-			if n, err := strconv.Atoi(os.Getenv("RBX_RECYCLE_ROUNDS")); err == nil {
-				run.rounds = n
-			}
 			spec := sandbox.Spec{Image: run.image, Mode: run.mode, Recycle: true, StepTimeout: 20 * time.Second}
-			sb := create(t, rt, spec)
-			fresh := recycletest.Digest(t, sb)
-			eps := episodes(run.image)
-			for round := 0; round < run.rounds; round++ {
-				ep := eps[round%len(eps)]
-				if ok, _ := recycletest.RunEpisode(t, sb, ep, helper); !ok {
-					refused++
-					sb = create(t, rt, spec)
-					continue
-				}
-				recycletest.RequireSameDigest(t, fresh, recycletest.Digest(t, sb), fmt.Sprintf("round %d, after %s", round, ep.Name))
-				total++
-			}
+			n, r := recycletest.RunRounds(t, func() sandbox.Sandbox { return create(t, rt, spec) },
+				recycletest.ExecEpisodes(run.image), recycletest.Rounds(run.rounds), helper)
+			total, refused = total+n, refused+r
 		})
 	}
 	t.Logf("recycles: %d proved fresh, %d refused as designed", total, refused)
 	if !t.Failed() && os.Getenv("RBX_RECYCLE_ROUNDS") == "" {
 		assert.GreaterOrEqual(t, total, 30)
 	}
-}
-
-// episodes are recycletest's, but one: a recycle here is an exec, and the
-// runtime reads the sandbox's /etc/group to start any exec, so an episode
-// that made it a directory cannot be recycled: the exec fails, Recycle
-// refuses and the pod is removed.
-func episodes(image string) []recycletest.Episode {
-	eps := recycletest.Episodes(image)
-	for i := range eps {
-		if eps[i].Name == "etc-group-dir" {
-			eps[i].Refused = true
-		}
-	}
-	return eps
 }
 
 // create creates a sandbox of spec, removed at test end.

@@ -1,0 +1,55 @@
+package recycletest
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// ExecEpisodes are Episodes for a backend whose recycle is an exec
+// (containerd, Kubernetes; Docker's runs in PID 1 through its mux): the
+// runtime reads the sandbox's /etc/group to start any exec, so an episode
+// that made it a directory cannot be recycled there — the exec fails,
+// Recycle refuses and the sandbox is removed.
+func ExecEpisodes(image string) []Episode {
+	eps := Episodes(image)
+	for i := range eps {
+		if eps[i].Name == "etc-group-dir" {
+			eps[i].Refused = true
+		}
+	}
+	return eps
+}
+
+// Rounds is rounds, or $RBX_RECYCLE_ROUNDS when set (shorter runs while
+// debugging; the callers' totals are then not asserted).
+func Rounds(rounds int) int {
+	if n, err := strconv.Atoi(os.Getenv("RBX_RECYCLE_ROUNDS")); err == nil {
+		return n
+	}
+	return rounds
+}
+
+// RunRounds recycles the sandbox create makes through eps, rounds times in
+// turn, and requires after each recycle that its digest is the fresh
+// sandbox's; an episode the design refuses replaces the sandbox with a new
+// one. It returns the recycles proved fresh and refused.
+func RunRounds(t *testing.T, create func() sandbox.Sandbox, eps []Episode, rounds int, helper []byte) (proved, refused int) {
+	t.Helper()
+	sb := create()
+	fresh := Digest(t, sb)
+	for round := 0; round < rounds; round++ {
+		ep := eps[round%len(eps)]
+		if ok, _ := RunEpisode(t, sb, ep, helper); !ok {
+			refused++
+			sb = create()
+			continue
+		}
+		RequireSameDigest(t, fresh, Digest(t, sb), fmt.Sprintf("round %d, after %s", round, ep.Name))
+		proved++
+	}
+	return proved, refused
+}
