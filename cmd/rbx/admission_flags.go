@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rbx-sandbox/rbx/admission"
-	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 )
 
@@ -60,11 +59,9 @@ func (f *runtimeFlags) admit(tasks ...*task.Task) error {
 	if err != nil {
 		return err
 	}
-	pull := sandbox.PullMissing
-	if f.pull != "" {
-		if pull, err = sandbox.ParsePullPolicy(f.pull); err != nil {
-			return usageError("--pull: %v", err)
-		}
+	pull, err := f.pullPolicy()
+	if err != nil {
+		return err
 	}
 	var errs []error
 	for _, tk := range tasks {

@@ -48,6 +48,19 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }
 
+// pullPolicy is --pull; never for commands without the flag (gc), which
+// create nothing.
+func (f runtimeFlags) pullPolicy() (sandbox.PullPolicy, error) {
+	if f.pull == "" {
+		return sandbox.PullNever, nil
+	}
+	p, err := sandbox.ParsePullPolicy(f.pull)
+	if err != nil {
+		return "", usageError("--pull: %v", err)
+	}
+	return p, nil
+}
+
 // openRuntime returns the chosen backend. "auto" takes the first isolating
 // backend that answers (see backends) and never the local one: policy
 // commands are untrusted, so running them as host processes must be asked
@@ -63,12 +76,9 @@ func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slo
 
 // openBackend is openRuntime's choice of backend.
 func openBackend(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slog.Logger) (sandbox.Runtime, error) {
-	pull := sandbox.PullNever // commands without --pull (gc) create nothing
-	if f.pull != "" {
-		var err error
-		if pull, err = sandbox.ParsePullPolicy(f.pull); err != nil {
-			return nil, usageError("--pull: %v", err)
-		}
+	pull, err := f.pullPolicy()
+	if err != nil {
+		return nil, err
 	}
 	all := backends(log, errOut, backendOptions{containerdAddress: f.containerdAddress, containerdSnapshotter: f.containerdSnap, pull: pull,
 		kubeconfig: f.kubeconfig, namespace: f.namespace, agent: f.agent, agentInPods: f.agentInPods, ociRuntime: f.ociRuntime})
