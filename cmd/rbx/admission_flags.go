@@ -18,6 +18,8 @@ type admissionFlags struct {
 	network          bool
 	denyRoot         bool
 	denyWritableRoot bool
+	// parsed is the policy once built (the file is read once).
+	parsed *admission.Policy
 }
 
 func (a *admissionFlags) register(cmd *cobra.Command) {
@@ -32,6 +34,9 @@ func (a *admissionFlags) register(cmd *cobra.Command) {
 
 // policy is the operator's policy: the defaults, the file's, the flags'.
 func (a *admissionFlags) policy() (admission.Policy, error) {
+	if a.parsed != nil {
+		return *a.parsed, nil
+	}
 	p := admission.Default()
 	if a.file != "" {
 		fp, err := admission.Load(a.file)
@@ -48,6 +53,7 @@ func (a *admissionFlags) policy() (admission.Policy, error) {
 	if err := p.Validate(); err != nil {
 		return p, usageError("task policy: %v", err)
 	}
+	a.parsed = &p
 	return p, nil
 }
 

@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
+	"github.com/rbx-sandbox/rbx/recycle"
 	"github.com/rbx-sandbox/rbx/recycle/agent"
 )
-
-// agentTimeout bounds one agent command (a scan of a large image).
-const agentTimeout = 5 * time.Minute
 
 // runAgent runs the agent with args in the sandbox as root (whatever
 // Spec.User) and returns its stdout. The binary is on the read-only agent
@@ -40,7 +37,7 @@ func (s *Sandbox) Digest(ctx context.Context) (string, error) {
 // talks with it while it runs: talk writes to its stdin and reads its stdout (a
 // recycle's two rounds). The agent's exit status is checked after talk.
 func (s *Sandbox) runAgentStream(ctx context.Context, args []string, talk func(in io.Writer, out io.Reader) error) error {
-	ctx, cancel := context.WithTimeout(ctx, agentTimeout)
+	ctx, cancel := context.WithTimeout(ctx, recycle.AgentTimeout)
 	defer cancel()
 	if s.mux.alive() && inPID1[args[0]] {
 		return s.muxTalk(ctx, args, talk)

@@ -169,7 +169,7 @@ func (s *Sandbox) recycle(ctx context.Context, st *recycleState) (rep sandbox.Re
 	if st.shell != nil {
 		args = append(args, "-session")
 	}
-	actx, cancel := context.WithTimeout(ctx, agentTimeout)
+	actx, cancel := context.WithTimeout(ctx, recycle.AgentTimeout)
 	defer cancel()
 	c, err := s.startAgent(actx, args)
 	if err != nil {
