@@ -50,6 +50,11 @@ func TestAdmissionRefusesAtLoad(t *testing.T) {
 			assert.Contains(t, errOut, "--allow-network allows it")
 		})
 	}
+	t.Run("--oci-runtime on a backend without it", func(t *testing.T) {
+		code, _, errOut := runRBX(t, "replay", filepath.Join("..", "..", "examples", "run-sh-path", "trajectory.json"), "--runtime", "local", "--oci-runtime", "runsc")
+		assert.Equal(t, 2, code, errOut)
+		assert.Contains(t, errOut, "--oci-runtime runsc: only the docker runtime takes it so far, not local")
+	})
 	t.Run("a policy file", func(t *testing.T) {
 		pol := filepath.Join(t.TempDir(), "policy.yaml")
 		require.NoError(t, os.WriteFile(pol, []byte("allow_everything: true\n"), 0o644))
