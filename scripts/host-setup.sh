@@ -5,7 +5,8 @@
 #
 #   scripts/host-setup.sh packages   install what is missing from HOST_PACKAGES
 #   scripts/host-setup.sh engine     wait for the engine; start dockerd if none runs
-#   scripts/host-setup.sh runsc      register gVisor's runsc with the local engine
+#   scripts/host-setup.sh runsc      register gVisor's runsc with the local engine; install
+#                                    its wrapper for containerd (RUNSC_WRAPPER)
 #   scripts/host-setup.sh            all three
 #
 # Not root: a missing package or engine is reported and the script goes on
@@ -18,7 +19,7 @@ set -euo pipefail
 #   chromium                     the dashboard's headless browser test
 #   debootstrap busybox-static   the base images (images/ installs them too)
 #   runsc                        gVisor, the engine's second OCI runtime (registered by `runsc`
-#                                below; the docker backend's runsc tests)
+#                                below; the docker, containerd and kubernetes backends' runsc tests)
 #   python3                      edits daemon.json to register runsc
 HOST_PACKAGES=(containernetworking-plugins docker-registry chromium debootstrap busybox-static runsc python3)
 
@@ -89,24 +90,33 @@ engine() {
 	return 1
 }
 
-# RUNSC_ARGS are runsc's flags as registered: no network of its own (its
+# RUNSC_FLAGS are runsc's flags as registered: no network of its own (its
 # network stack needs a network namespace the engine here does not give
 # it: "cannot run with network enabled in root network namespace"), and
 # files the engine writes into a running container (rbx's archive writes)
 # seen at once inside it.
-RUNSC_ARGS='["--network=none", "--file-access=shared"]'
+RUNSC_FLAGS='--network=none --file-access=shared'
+
+# RUNSC_WRAPPER is /usr/bin/runsc with RUNSC_FLAGS, for containerd's runc
+# shim, whose options name a binary but no flags (Debian's runsc has no
+# containerd-shim-runsc-v1): the containerd backend's --oci-runtime runsc
+# (containerd.RunscWrapper) and the test cluster's runsc RuntimeClass
+# (scripts/k8s-cluster.sh) run it in runc's place.
+RUNSC_WRAPPER=/usr/local/lib/rbx/runsc
 
 # runsc registers /usr/bin/runsc as the local engine's "runsc" runtime in
 # /etc/docker/daemon.json and has dockerd reload it (SIGHUP: no restart,
-# running containers untouched). Said, and skipped, when it cannot.
+# running containers untouched), after installing RUNSC_WRAPPER. Said, and
+# skipped, when it cannot.
 runsc() {
 	[ -x /usr/bin/runsc ] || { say "no /usr/bin/runsc: gVisor not registered (apt-get install runsc)"; return 0; }
+	runsc_wrapper
 	[ "$(id -u)" = 0 ] && pgrep -x dockerd >/dev/null && command -v python3 >/dev/null ||
 		{ say "not root, no local dockerd or no python3: runsc not registered"; return 0; }
 	local conf=/etc/docker/daemon.json
-	if python3 - "$conf" "$RUNSC_ARGS" <<'PY'
+	if python3 - "$conf" "$RUNSC_FLAGS" <<'PY'
 import json, os, sys
-path, args = sys.argv[1], json.loads(sys.argv[2])
+path, args = sys.argv[1], sys.argv[2].split()
 conf = json.load(open(path)) if os.path.exists(path) and os.path.getsize(path) else {}
 want = {"path": "/usr/bin/runsc", "runtimeArgs": args}
 if conf.get("runtimes", {}).get("runsc") == want:
@@ -120,6 +130,17 @@ PY
 		kill -HUP "$(pgrep -xo dockerd)"
 		sleep 2
 	fi
+}
+
+# runsc_wrapper writes RUNSC_WRAPPER when it is missing or differs.
+runsc_wrapper() {
+	[ "$(id -u)" = 0 ] || { say "not root: $RUNSC_WRAPPER not installed"; return 0; }
+	local want
+	want=$(printf '#!/bin/sh\n# runsc with rbx'"'"'s flags, run by containerd'"'"'s runc shim in runc'"'"'s place (scripts/host-setup.sh)\nexec /usr/bin/runsc %s "$@"' "$RUNSC_FLAGS")
+	[ -x "$RUNSC_WRAPPER" ] && [ "$(cat "$RUNSC_WRAPPER")" = "$want" ] && return 0
+	say "installing $RUNSC_WRAPPER (runsc $RUNSC_FLAGS, for containerd and the test cluster)"
+	mkdir -p "$(dirname "$RUNSC_WRAPPER")"
+	printf '%s\n' "$want" >"$RUNSC_WRAPPER.tmp" && chmod 0755 "$RUNSC_WRAPPER.tmp" && mv "$RUNSC_WRAPPER.tmp" "$RUNSC_WRAPPER"
 }
 
 case "${1:-all}" in

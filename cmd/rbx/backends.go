@@ -31,7 +31,8 @@ type backendOptions struct {
 	// kubernetes backend too (--recycle on).
 	agent       string
 	agentInPods bool
-	// ociRuntime is --oci-runtime (docker only so far).
+	// ociRuntime is --oci-runtime (docker: any runtime the engine has;
+	// containerd: runc or runsc).
 	ociRuntime string
 }
 

@@ -44,6 +44,9 @@ func clusterBackends(log *slog.Logger, progress io.Writer, o backendOptions) []s
 				if o.agent != "" {
 					opts = append(opts, containerd.WithAgent(o.agent))
 				}
+				if o.ociRuntime != "" {
+					opts = append(opts, containerd.WithOCIRuntime(o.ociRuntime))
+				}
 				return containerd.New(context.Background(), opts...)
 			},
 		},

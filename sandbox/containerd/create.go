@@ -20,7 +20,8 @@ import (
 // A Create that crashes half-way leaves nothing behind past it.
 const leaseTTL = 10 * time.Minute
 
-// runtimeName is the shim every sandbox runs on (containerd 1.6+).
+// runtimeName is the shim every sandbox runs on (containerd 1.6+), with
+// runc or, under WithOCIRuntime(Runsc), gVisor's runsc (runtimeOptions).
 const runtimeName = "io.containerd.runc.v2"
 
 // Create starts a container for spec and, in session mode, its shell. The
@@ -38,6 +39,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}
 	if err := r.checkNetwork(spec.Network); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
+	if err := r.checkOCIRuntime(ctx, spec); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
 	ctx = r.ctx(ctx)
@@ -117,7 +121,7 @@ func (r *Runtime) newContainer(ctx, lctx context.Context, img client.Image, spec
 		client.WithImage(img),
 		client.WithSnapshotter(r.snapshotter),
 		client.WithNewSnapshot(id, img),
-		client.WithRuntime(runtimeName, nil),
+		client.WithRuntime(runtimeName, r.runtimeOptions()),
 		client.WithNewSpec(opts...),
 		client.WithContainerLabels(labels),
 	)

@@ -7,17 +7,16 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
 // WriteFiles writes every file from the host, into the container's root
-// as its main process sees it (/proc/<pid>/root, mounts included), through
-// os.Root: no program runs in the container, so what a step did to its
-// shell, its PATH or the image's tools cannot alter the files, and a
-// symlink a step planted cannot lead a write outside the container (os.Root
+// as its processes see it (rootPath: on runc /proc/<pid>/root, mounts
+// included), through os.Root: no program runs in the container, so what a
+// step did to its shell, its PATH or the image's tools cannot alter the
+// files, and a symlink a step planted cannot lead a write outside the container (os.Root
 // refuses links that leave the root, absolute ones included). Each file is
 // written to a temporary name and renamed over the target, so a symlink at
 // the target is replaced, not followed. Files and the directories created
@@ -53,9 +52,14 @@ func (s *Sandbox) WriteFiles(ctx context.Context, files []sandbox.File) error {
 	return nil
 }
 
-// openRoot opens the container's root as its main process sees it.
+// openRoot opens the container's root as its processes see it (see
+// rootPath).
 func (s *Sandbox) openRoot(ctx context.Context) (*os.Root, error) {
-	root, err := os.OpenRoot("/proc/" + strconv.Itoa(int(s.task.Pid())) + "/root")
+	p, err := s.rootPath()
+	if err != nil {
+		return nil, s.gone(ctx, err)
+	}
+	root, err := os.OpenRoot(p)
 	if err != nil {
 		return nil, s.gone(ctx, err)
 	}

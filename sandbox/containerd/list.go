@@ -28,6 +28,9 @@ func (r *Runtime) Open(ctx context.Context, id string) (sandbox.Sandbox, error) 
 		return nil, fmt.Errorf("open sandbox %s: %w", id, engineErr(err))
 	}
 	sb.process = *spec.Process
+	if sb.runsc, err = onRunsc(ctx, c); err != nil {
+		return nil, fmt.Errorf("open sandbox %s: %w", id, err)
+	}
 	t, err := c.Task(ctx, nil)
 	if cerrdefs.IsNotFound(err) {
 		return nil, fmt.Errorf("open sandbox %s: %w", id, &sandbox.GoneError{ID: id, Cause: sandbox.CauseExited, Detail: "no task"})

@@ -61,7 +61,7 @@ func (r *Runtime) specOpts(img client.Image, spec sandbox.Spec, hostname string,
 	if spec.Recycle {
 		opts = append(opts, r.agent.specOpts()...)
 	}
-	return append(opts, limitOpts(spec.Limits)...), nil
+	return append(opts, limitOpts(r.ociLimits(spec.Limits))...), nil
 }
 
 // limitOpts bounds cpu, memory (no swap beyond it) and pids through the

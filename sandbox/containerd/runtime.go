@@ -51,6 +51,7 @@ type Runtime struct {
 	net      cniNet             // the bridge network, loaded on first use
 
 	agent *agentBinary      // nil: Spec.Recycle is refused
+	oci   ociRuntime        // WithOCIRuntime's; "" for runc
 	fresh recycle.Baselines // recyclable sandboxes' fresh listings, shared by shape
 }
 
@@ -65,6 +66,7 @@ type config struct {
 	pull        sandbox.PullPolicy
 	beatEvery   time.Duration
 	agent       *agentBinary
+	ociRuntime  string
 }
 
 // Option configures a Runtime.
@@ -178,6 +180,7 @@ func New(ctx context.Context, opts ...Option) (*Runtime, error) {
 	r := &Runtime{
 		cli: cli, address: addr, namespace: c.namespace, snapshotter: c.snapshotter,
 		log: c.log, owner: c.owner, progress: c.progress, images: c.images, initPath: findInit(), pull: c.pull, agent: c.agent,
+		oci: ociRuntime{name: c.ociRuntime},
 	}
 	r.beat = sandbox.NewHeartbeat(r, r.owner, c.beatEvery, r.log)
 	if err := checkSnapshotter(ctx, r); err != nil {

@@ -34,6 +34,8 @@ type Sandbox struct {
 	outputCap   int
 	// imageID is the image's content digest (its target), "" when unknown.
 	imageID string
+	// runsc: the container runs on gVisor (see rootPath).
+	runsc bool
 
 	// keeper runs session steps on the session shell.
 	keeper *session.Keeper
@@ -55,7 +57,7 @@ type Sandbox struct {
 func newSandbox(r *Runtime, c client.Container, spec sandbox.Spec) *Sandbox {
 	s := &Sandbox{
 		rt: r, id: c.ID(), container: c, workdir: spec.Workdir, mode: spec.Mode,
-		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap,
+		stepTimeout: spec.StepTimeout, outputCap: spec.OutputCap, runsc: r.oci.name == Runsc,
 	}
 	s.keeper = session.NewKeeper(s.id, s.keeperHost(), r.log)
 	return s
@@ -103,7 +105,7 @@ func (r *Runtime) remove(ctx context.Context, c client.Container) error {
 		return err
 	}
 	if t, err := c.Task(ctx, nil); err == nil {
-		if _, err := t.Delete(ctx, client.WithProcessKill); err != nil && !cerrdefs.IsNotFound(err) {
+		if err := deleteTask(ctx, t); err != nil {
 			return fmt.Errorf("delete task: %w", err)
 		}
 	} else if !cerrdefs.IsNotFound(err) {
@@ -114,6 +116,25 @@ func (r *Runtime) remove(ctx context.Context, c client.Container) error {
 	}
 	if ns := labels[AnnotationPrefix+annotationNetNS]; ns != "" {
 		return r.teardownNetwork(ctx, c.ID(), ns)
+	}
+	return nil
+}
+
+// deleteTask kills and deletes t. A task that already stopped is deleted
+// without the kill when the kill fails: runsc answers a kill of a sandbox
+// that ended (its Sentry OOM-killed, say) with "sandbox is not running",
+// which the runc shim, unlike runc's "container not running", does not
+// take for "not found".
+func deleteTask(ctx context.Context, t client.Task) error {
+	_, err := t.Delete(ctx, client.WithProcessKill)
+	if err == nil || cerrdefs.IsNotFound(err) {
+		return nil
+	}
+	if st, serr := t.Status(ctx); serr != nil || st.Status != client.Stopped {
+		return err
+	}
+	if _, err := t.Delete(ctx); err != nil && !cerrdefs.IsNotFound(err) {
+		return err
 	}
 	return nil
 }

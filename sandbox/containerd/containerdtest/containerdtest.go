@@ -77,3 +77,18 @@ func Skip(tb testing.TB) {
 		tb.Skipf("no Docker engine answers (the containerd tests import their images from it): %v", err)
 	}
 }
+
+// RunscRuntime is Runtime on gVisor (containerd.WithOCIRuntime(Runsc));
+// it skips tb, with a message, when containerd.RunscWrapper is not
+// installed (failing it instead when Required).
+func RunscRuntime(tb testing.TB, imgs ...string) *containerd.Runtime {
+	tb.Helper()
+	Skip(tb)
+	if _, err := os.Stat(containerd.RunscWrapper); err != nil {
+		if Required() {
+			tb.Fatalf("no %s and RBX_REQUIRE_CONTAINERD/RBX_REQUIRE_DOCKER is set: scripts/host-setup.sh runsc installs it", containerd.RunscWrapper)
+		}
+		tb.Skipf("no %s (scripts/host-setup.sh runsc installs it): %v", containerd.RunscWrapper, err)
+	}
+	return runtime(tb, []containerd.Option{containerd.WithOCIRuntime(containerd.Runsc)}, imgs)
+}
