@@ -182,6 +182,9 @@ func (r *Runtime) createContainer(ctx context.Context, spec sandbox.Spec, cfg *c
 			hc.PidsLimit = &floor
 		}
 		applyDiskBound(hc, spec, bound, owner, r.volumeLabels(spec))
+		if r.oci.name == Runsc && !spec.ReadOnlyRoot {
+			hc.Mounts = append(hc.Mounts, runscTmp(r.volumeLabels(spec)))
+		}
 		if spec.Recycle {
 			noInit := false // the agent is PID 1
 			hc.Init = &noInit

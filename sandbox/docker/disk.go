@@ -131,7 +131,7 @@ func applyDiskBound(hc *container.HostConfig, spec sandbox.Spec, bound sandbox.D
 				VolumeOptions: &mount.VolumeOptions{Labels: labels, DriverConfig: &mount.Driver{
 					Name: "local",
 					Options: map[string]string{"type": "tmpfs", "device": "tmpfs",
-						"o": "size=" + size + "," + dir.opts + ",nosuid,nodev"},
+						"o": "size=" + size + ",nr_inodes=" + strconv.FormatInt(tmpfsInodes(spec.Limits.DiskBytes), 10) + "," + dir.opts + ",nosuid,nodev"},
 				}},
 			})
 		}
@@ -146,3 +146,9 @@ func writableRoots(readOnly bool, workdir string) []string {
 	}
 	return []string{workdir, "/tmp"}
 }
+
+// tmpfsInodes bounds the inodes of a read-only root's tmpfs by its size:
+// one per 16 KiB (mke2fs's default ratio), at least 4096. Without it a
+// tmpfs gets half the host's RAM pages as inodes, and empty files, which
+// take no blocks, are bounded by nothing but the memory cgroup.
+func tmpfsInodes(size int64) int64 { return max(4096, size/(16<<10)) }

@@ -69,17 +69,27 @@ func newSandbox(tb testing.TB, rt *docker.Runtime, spec sandbox.Spec) sandbox.Sa
 
 // ensureImage imports a busybox rootfs built from the host's static busybox
 // as testImage unless it already exists.
-func ensureImage(tb testing.TB, cli *client.Client) {
+func ensureImage(tb testing.TB, cli *client.Client) { importImage(tb, cli, testImage, nil) }
+
+// tarFile is an extra file of a test image.
+type tarFile struct {
+	mode int64
+	data []byte
+}
+
+// importImage imports ref, a busybox rootfs with extra files by path
+// (busyboxRootfsWith), unless it already exists.
+func importImage(tb testing.TB, cli *client.Client, ref string, extra map[string]tarFile) {
 	tb.Helper()
 	imageMu.Lock()
 	defer imageMu.Unlock()
 	ctx := context.Background()
-	if _, err := cli.ImageInspect(ctx, testImage); err == nil {
+	if _, err := cli.ImageInspect(ctx, ref); err == nil {
 		return
 	}
-	rootfs, err := busyboxRootfs()
+	rootfs, err := busyboxRootfsWith(extra)
 	require.NoError(tb, err, "build busybox rootfs (apt-get install busybox-static)")
-	rc, err := cli.ImageImport(ctx, image.ImportSource{Source: rootfs, SourceName: "-"}, testImage,
+	rc, err := cli.ImageImport(ctx, image.ImportSource{Source: rootfs, SourceName: "-"}, ref,
 		image.ImportOptions{Changes: []string{`CMD ["/bin/sh"]`}})
 	require.NoError(tb, err)
 	defer rc.Close()
@@ -89,7 +99,11 @@ func ensureImage(tb testing.TB, cli *client.Client) {
 
 // busyboxRootfs returns a tar of /bin/busybox, a symlink per applet and the
 // few directories and files a shell expects.
-func busyboxRootfs() (io.Reader, error) {
+func busyboxRootfs() (io.Reader, error) { return busyboxRootfsWith(nil) }
+
+// busyboxRootfsWith is busyboxRootfs plus extra regular files by path (a
+// setuid one, for example).
+func busyboxRootfsWith(extra map[string]tarFile) (io.Reader, error) {
 	bin, err := os.ReadFile("/bin/busybox")
 	if err != nil {
 		return nil, err
@@ -121,6 +135,15 @@ func busyboxRootfs() (io.Reader, error) {
 			return nil, err
 		}
 		if _, err := tw.Write(files[name]); err != nil {
+			return nil, err
+		}
+	}
+	for name, f := range extra {
+		h := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: f.mode, Size: int64(len(f.data)), ModTime: now}
+		if err := tw.WriteHeader(h); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.data); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/docker/docker/api/types/mount"
+
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
@@ -60,4 +62,14 @@ func (r *Runtime) checkOCIRuntime(ctx context.Context) error {
 		}
 	})
 	return o.err
+}
+
+// runscTmp is the /tmp of a writable-root sandbox on runsc: an anonymous
+// volume (the image's /tmp copied in, removed with the container). gVisor
+// mounts its own in-memory tmpfs over an empty /tmp that is not a mount,
+// where nothing rbx writes through the engine's archive API (a task's
+// files, file actions) is seen, and nothing a step writes there is read
+// back (TestIntegrationHostile found it; docs/isolation.md).
+func runscTmp(labels map[string]string) mount.Mount {
+	return mount.Mount{Type: mount.TypeVolume, Target: "/tmp", VolumeOptions: &mount.VolumeOptions{Labels: labels}}
 }
