@@ -135,6 +135,23 @@ func (e *Engine) NextGroup(task string, n int) (int, Purpose, error) {
 	return k, p, nil
 }
 
+// JoinGroup counts n more episodes of a group NextGroup already placed at
+// k: members of a keyed group (GRPO's, reset one by one) join the group's
+// k and count as its members, without a new choice.
+func (e *Engine) JoinGroup(task string, k, n int) error {
+	if n < 1 {
+		return fmt.Errorf("task %q: join a group with %d: %w", task, n, ErrInvalidOption)
+	}
+	ts, err := e.task(task)
+	if err != nil {
+		return err
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.pol.join(k, n)
+	return nil
+}
+
 // Observe records the outcome of an episode started at k. With a Recorder
 // the outcome is durable when Observe returns nil; on error it was not applied.
 func (e *Engine) Observe(task string, k int, success bool) error {

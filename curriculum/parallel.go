@@ -38,6 +38,9 @@ func (p *parallel) next(n int) (int, Purpose) {
 	return 0, PurposeSolved
 }
 
+// join: segments place groups round-robin, not by count.
+func (p *parallel) join(int, int) {}
+
 func (p *parallel) observe(k int, success bool) {
 	for i, hi := range p.his {
 		if k <= hi {

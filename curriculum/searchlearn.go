@@ -78,6 +78,19 @@ func (s *searchLearn) next(n int) (int, Purpose) {
 	return s.anchors[i], PurposeProbe
 }
 
+// join counts n more probes at anchor k, as next counts a group's.
+func (s *searchLearn) join(k, n int) {
+	if s.phase != phaseSearch {
+		return
+	}
+	for i, a := range s.anchors {
+		if a == k {
+			s.issued[i] += n
+			return
+		}
+	}
+}
+
 func (s *searchLearn) observe(k int, success bool) {
 	switch s.phase {
 	case phaseSearch:

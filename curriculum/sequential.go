@@ -36,6 +36,9 @@ func (s *sequential) next(int) (int, Purpose) {
 	return s.k, PurposeRollback
 }
 
+// join: the sequential strategy does not count the episodes it places.
+func (s *sequential) join(int, int) {}
+
 func (s *sequential) observe(k int, _ bool) {
 	if s.finished || k != s.k {
 		return // a late outcome from an earlier checkpoint: statistics only

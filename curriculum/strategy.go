@@ -26,6 +26,9 @@ const (
 type strategyState interface {
 	// next picks the checkpoint for a group of n episodes.
 	next(n int) (int, Purpose)
+	// join counts n more episodes of a group next already placed at k
+	// (members of a keyed group reset one by one): no new choice.
+	join(k, n int)
 	// observe updates the state after tr recorded an outcome at k.
 	observe(k int, success bool)
 	// done reports that k = 0 is mastered.

@@ -49,6 +49,9 @@ type episode struct {
 	sb      sandbox.Sandbox
 	run     *replayer.Run // the reset's replay, continued with the policy's actions
 	observe bool          // the outcome goes to the curriculum
+	// groupKey is the reset's group key: the episode's end closes the
+	// keyed group to new members.
+	groupKey string
 	used    time.Time
 	// deadline is when the episode ends truncated: handed out plus the
 	// task's limits.episode_timeout (set by admit).

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"sort"
 	"strconv"
@@ -16,15 +17,25 @@ func summary(r record) EpisodeSummary {
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 func (s *Server) closeEpisode(r *http.Request) (any, *APIError) {
-	ep, aerr := s.liveFromPath(r)
+	id, aerr := pathID(r)
 	if aerr != nil {
 		return nil, aerr
+	}
+	return s.closeByID(r.Context(), id)
+}
+
+// closeByID releases episode id without an outcome (idempotent while it
+// is in memory).
+func (s *Server) closeByID(ctx context.Context, id string) (EpisodeSummary, *APIError) {
+	ep, aerr := s.live(ctx, id)
+	if aerr != nil {
+		return EpisodeSummary{}, aerr
 	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	if ep.rec.State == StateOpen {
-		if err := s.finish(r.Context(), ep, StateClosed, nil); err != nil {
-			return nil, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
+		if err := s.finish(ctx, ep, StateClosed, nil); err != nil {
+			return EpisodeSummary{}, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
 		}
 	}
 	return summary(ep.rec), nil

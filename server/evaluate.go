@@ -1,31 +1,42 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/rbx-sandbox/rbx/verifier"
 )
 
 func (s *Server) evaluate(r *http.Request) (any, *APIError) {
-	ep, aerr := s.liveFromPath(r)
+	id, aerr := pathID(r)
 	if aerr != nil {
 		return nil, aerr
 	}
+	return s.evaluateEpisode(r.Context(), id)
+}
+
+// evaluateEpisode runs the verifier on episode id and records its outcome
+// (POST /v1/episodes/{id}/evaluate; the end of an OpenEnv episode).
+func (s *Server) evaluateEpisode(ctx context.Context, id string) (EvaluateResponse, *APIError) {
+	ep, aerr := s.live(ctx, id)
+	if aerr != nil {
+		return EvaluateResponse{}, aerr
+	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	if aerr := s.overdue(r.Context(), ep); aerr != nil {
-		return nil, aerr
+	if aerr := s.overdue(ctx, ep); aerr != nil {
+		return EvaluateResponse{}, aerr
 	}
 	ep.used = now()
-	res, err := verifier.Run(r.Context(), ep.sb, ep.entry.Task)
-	if err == nil && r.Context().Err() != nil {
+	res, err := verifier.Run(ctx, ep.sb, ep.entry.Task)
+	if err == nil && ctx.Err() != nil {
 		// The client went away mid-verify: what the verifier saw (often a
 		// "timeout") is not the episode's outcome, and never reaches the
 		// curriculum.
-		err = r.Context().Err()
+		err = ctx.Err()
 	}
 	if err != nil {
-		return nil, s.stepFailed(r.Context(), ep, err)
+		return EvaluateResponse{}, s.stepFailed(ctx, ep, err)
 	}
 	iv, n, ivTok, tok := interventions(ep.rec.Actions)
 	out := EvaluateResponse{Episode: ep.rec.ID, Task: ep.rec.Task, K: ep.rec.K, T: ep.rec.T, Success: res.Passed, Score: res.Score,
@@ -46,14 +57,14 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 	out.ShiftExceeded = out.Intervened.Share > s.cfg.maxShare || out.Intervened.TokenShare > s.cfg.maxShare
 	// The outcome is durable (curriculum, then journal) before the answer.
 	if out.Observed, aerr = s.observe(ep, iv == 0 && ep.observe, res.Passed); aerr != nil {
-		return nil, aerr
+		return EvaluateResponse{}, aerr
 	}
 	kept := *res
 	kept.Output = clip(kept.Output, verifierExcerpt)
 	ep.rec.Verifier = &kept
 	oc := &Evaluation{Success: res.Passed, Reward: out.Reward, InterventionShr: out.Intervened.Share, ShiftExceeded: out.ShiftExceeded}
-	if err := s.finish(r.Context(), ep, StateEvaluated, oc); err != nil {
-		return nil, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
+	if err := s.finish(ctx, ep, StateEvaluated, oc); err != nil {
+		return EvaluateResponse{}, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
 	}
 	out.ReferenceCandidate = res.Passed && s.offer(ep.entry, ep.rec)
 	result := map[bool]string{true: "success", false: "failure"}[res.Passed]

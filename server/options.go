@@ -16,6 +16,9 @@ type config struct {
 	ttl      time.Duration
 	maxBody  int64
 	maxGroup int
+	openenv *openenvConfig // nil: OpenEnv's protocol is off (WithOpenEnv)
+	// groupWindow is how long a keyed group takes new members (WithGroupWindow).
+	groupWindow time.Duration
 	maxOpen  int
 	maxSteps int
 	maxShare float64
@@ -66,7 +69,7 @@ func WithPrewarm(ids []string) Option {
 }
 
 func defaults() config {
-	return config{ttl: 10 * time.Minute, maxBody: 1 << 20, maxGroup: 64, maxOpen: 256, maxSteps: 256, maxShare: 0.5, series: defaultTaskSeries,
+	return config{ttl: 10 * time.Minute, maxBody: 1 << 20, maxGroup: 64, groupWindow: 10 * time.Minute, maxOpen: 256, maxSteps: 256, maxShare: 0.5, series: defaultTaskSeries,
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
@@ -193,6 +196,20 @@ func WithReferenceRefresh(rt pool.Creator, repeats int) Option {
 			return fmt.Errorf("reference refresh repeats %d: expected ≥ 1", repeats)
 		}
 		c.refresh = &prefilterChecker{rt: rt, repeats: repeats}
+		return nil
+	}
+}
+
+// WithGroupWindow sets how long after its first reset a keyed group (resets
+// with one group key, a GRPO group's members each in its own session)
+// takes new members at its k, unless one of its episodes ended before
+// (default 10 minutes).
+func WithGroupWindow(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("group window %s: expected > 0", d)
+		}
+		c.groupWindow = d
 		return nil
 	}
 }

@@ -24,38 +24,44 @@ func resetTimings(rs *reset.Episode, dur time.Duration) Timings {
 }
 
 func (s *Server) reset(r *http.Request) (any, *APIError) {
-	start := now()
 	var req ResetRequest
 	if e := decode(r, &req); e != nil {
 		return nil, e
 	}
+	return s.resetGroup(r.Context(), req)
+}
+
+// resetGroup opens req.Group episodes at one k (POST /v1/reset; OpenEnv's
+// reset, a group of one).
+func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetResponse, *APIError) {
+	start := now()
 	if req.Group == 0 {
 		req.Group = 1
 	}
 	if req.Group < 1 || req.Group > s.cfg.maxGroup {
-		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "group %d: expected 1 to %d", req.Group, s.cfg.maxGroup)
+		return ResetResponse{}, apiErr(http.StatusBadRequest, CodeBadRequest, "group %d: expected 1 to %d", req.Group, s.cfg.maxGroup)
 	}
 	e, k, purpose, aerr := s.pick(req)
 	if aerr != nil {
-		return nil, aerr
+		return ResetResponse{}, aerr
 	}
 	admitted := 0
 	defer func() { s.unreserve(req.Group - admitted) }()
-	hold, err := s.rs.Hold(r.Context(), e.Task, e.Ref, k, req.Group)
+	hold, err := s.rs.Hold(ctx, e.Task, e.Ref, k, req.Group)
 	if err != nil {
 		if ae := capacityErr(err, s.rs.Budget()); ae != nil {
-			return nil, ae
+			return ResetResponse{}, ae
 		}
-		return nil, resetFailed(err)
+		return ResetResponse{}, resetFailed(err)
 	}
 	defer hold.Close()
 	eps := make([]*episode, req.Group)
 	infos := make([]EpisodeInfo, req.Group)
-	g, ctx := errgroup.WithContext(r.Context())
+	g, gctx := errgroup.WithContext(ctx)
 	memo := &messageMemo{}
 	for i := range eps {
 		g.Go(func() error {
-			ep, info, aerr := s.open(ctx, e, k, memo, hold)
+			ep, info, aerr := s.open(gctx, e, k, memo, hold)
 			if aerr != nil {
 				return aerr
 			}
@@ -68,17 +74,17 @@ func (s *Server) reset(r *http.Request) (any, *APIError) {
 		s.discard(eps)
 		var ae *APIError
 		if errors.As(err, &ae) {
-			return nil, ae
+			return ResetResponse{}, ae
 		}
-		return nil, resetFailed(err)
+		return ResetResponse{}, resetFailed(err)
 	}
 	feed := purpose != string(curriculum.PurposeExplicit) || req.FeedCurriculum
 	for _, ep := range eps {
 		ep.observe = feed && k < e.Ref.Len() && e.Ref.ValidCheckpoint(k)
-		ep.rec.Purpose = purpose
-		if aerr := s.admit(r.Context(), ep); aerr != nil {
+		ep.rec.Purpose, ep.groupKey = purpose, req.GroupKey
+		if aerr := s.admit(ctx, ep); aerr != nil {
 			s.discard(eps)
-			return nil, aerr
+			return ResetResponse{}, aerr
 		}
 		admitted++
 	}
@@ -114,11 +120,25 @@ func (s *Server) pick(req ResetRequest) (*Entry, int, string, *APIError) {
 func (s *Server) checkpoint(e *Entry, req ResetRequest) (int, string, *APIError) {
 	var auto string
 	if len(req.Checkpoint) == 0 || (json.Unmarshal(req.Checkpoint, &auto) == nil && auto == "auto") {
-		k, p, err := s.eng.NextGroup(e.Task.ID, req.Group)
+		pick := func() (int, string, error) {
+			k, p, err := s.eng.NextGroup(e.Task.ID, req.Group)
+			return k, string(p), err
+		}
+		var (
+			k   int
+			p   string
+			err error
+		)
+		if req.GroupKey == "" {
+			k, p, err = pick()
+		} else {
+			join := func(k int) error { return s.eng.JoinGroup(e.Task.ID, k, req.Group) }
+			k, p, err = s.groups.checkpoint(e.Task.ID, req.GroupKey, req.Group, pick, join)
+		}
 		if err != nil {
 			return 0, "", apiErr(http.StatusInternalServerError, CodeInternal, "curriculum: %v", err)
 		}
-		return k, string(p), nil
+		return k, p, nil
 	}
 	var k int
 	if err := json.Unmarshal(req.Checkpoint, &k); err != nil {
@@ -210,6 +230,7 @@ func (s *Server) finish(ctx context.Context, ep *episode, state string, out *Eva
 		ep.holds.Store(false)
 	}
 	ep.rec.State, ep.rec.Updated, ep.rec.Outcome = state, time.Now(), out
+	s.groups.ended(ep.rec.Task, ep.groupKey)
 	if s.jr == nil {
 		return nil
 	}

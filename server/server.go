@@ -18,6 +18,7 @@ import (
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
+	"github.com/rbx-sandbox/rbx/server/openenv"
 	"github.com/rbx-sandbox/rbx/server/rock"
 )
 
@@ -31,10 +32,13 @@ type Server struct {
 	refs    *references
 	rf      *refresher    // nil: reference refresh is off
 	rock    *rock.Handler // nil: the ROCK-compatible API is off
+	oe      *openenv.Handler // nil: OpenEnv's protocol is off
+	stopCtx context.Context  // ends at Close
 	adoptMu sync.RWMutex  // adoption excludes resets' and outcomes' curriculum calls
 	jr      *journal
 	met     *metrics
 	hist    *history
+	groups  *keyedGroups // open keyed groups (ResetRequest.GroupKey)
 	evl     evidenceLimiter
 	mux     *http.ServeMux
 	routes  []string
@@ -66,7 +70,7 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 		return nil, err
 	}
 	s := &Server{cfg: cfg, cat: cat, refs: newReferences(cat), rs: rs, eng: eng, eps: map[string]*episode{},
-		hist: newHistory(historyMax), started: time.Now(), stop: make(chan struct{})}
+		hist: newHistory(historyMax), groups: newKeyedGroups(cfg.groupWindow, 4*cfg.maxOpen), started: time.Now(), stop: make(chan struct{})}
 	switch {
 	case cfg.db != nil:
 		s.jr, s.lost, err = newJournal(ctx, cfg.db)
@@ -107,6 +111,14 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 	s.met.lost.Add(float64(s.lost))
 	s.routes = s.register()
 	s.mountROCK()
+	s.stopCtx = stopContext(s.stop)
+	if err := s.mountOpenEnv(); err != nil {
+		close(s.stop)
+		if s.jr != nil {
+			err = errors.Join(err, s.jr.close())
+		}
+		return nil, err
+	}
 	s.wg.Add(1)
 	go s.expireLoop()
 	if cfg.refresh != nil {

@@ -9,7 +9,6 @@ import (
 )
 
 func (s *Server) step(r *http.Request) (any, *APIError) {
-	start := now()
 	id, aerr := pathID(r)
 	if aerr != nil {
 		return nil, aerr
@@ -18,34 +17,41 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 	if e := decode(r, &req); e != nil {
 		return nil, e
 	}
+	return s.stepEpisode(r.Context(), id, req)
+}
+
+// stepEpisode runs one action in episode id (POST /v1/episodes/{id}/step,
+// an OpenEnv step).
+func (s *Server) stepEpisode(ctx context.Context, id string, req StepRequest) (StepResponse, *APIError) {
+	start := now()
 	if req.ToolCall == nil {
-		return nil, apiErr(http.StatusBadRequest, CodeBadToolCall, `tool_call: required, e.g. {"name": "shell", "arguments": {"command": "ls"}}`)
+		return StepResponse{}, apiErr(http.StatusBadRequest, CodeBadToolCall, `tool_call: required, e.g. {"name": "shell", "arguments": {"command": "ls"}}`)
 	}
 	if req.Tokens < 0 {
-		return nil, apiErr(http.StatusBadRequest, CodeBadRequest, "tokens %d: expected ≥ 0", req.Tokens)
+		return StepResponse{}, apiErr(http.StatusBadRequest, CodeBadRequest, "tokens %d: expected ≥ 0", req.Tokens)
 	}
-	ep, aerr := s.live(r.Context(), id)
+	ep, aerr := s.live(ctx, id)
 	if aerr != nil {
-		return nil, aerr
+		return StepResponse{}, aerr
 	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	if aerr := s.overdue(r.Context(), ep); aerr != nil {
-		return nil, aerr
+	if aerr := s.overdue(ctx, ep); aerr != nil {
+		return StepResponse{}, aerr
 	}
 	if len(ep.rec.Actions) >= s.cfg.maxSteps {
-		return nil, apiErr(http.StatusConflict, CodeStepLimit, "episode %s used its %d steps; evaluate or close it", id, s.cfg.maxSteps)
+		return StepResponse{}, apiErr(http.StatusConflict, CodeStepLimit, "episode %s used its %d steps; evaluate or close it", id, s.cfg.maxSteps)
 	}
 	st, aerr := toStep(*req.ToolCall, ep.run.Vars())
 	if aerr != nil {
-		return nil, aerr
+		return StepResponse{}, aerr
 	}
 	// The action is recorded as asked; it runs within the episode's time.
 	bounded, cut := withinDeadline(ep, st)
-	obs, err := s.exec(r.Context(), ep, bounded)
+	obs, err := s.exec(ctx, ep, bounded)
 	ep.used = now()
 	if err != nil {
-		return nil, s.stepFailed(r.Context(), ep, err)
+		return StepResponse{}, s.stepFailed(ctx, ep, err)
 	}
 	// Capped at the step limit even when the deadline cut it shorter.
 	obs.TimeoutCapped = obs.TimeoutCapped || st.Timeout.D() > ep.run.StepLimit()
@@ -62,7 +68,7 @@ func (s *Server) step(r *http.Request) (any, *APIError) {
 		Info: StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv}}
 	switch {
 	case cut && obs.TimedOut, !now().Before(ep.deadline):
-		s.truncate(r.Context(), ep)
+		s.truncate(ctx, ep)
 		resp.Truncated, resp.Info.Truncation = true, TruncEpisodeTimeout
 	case n >= s.cfg.maxSteps:
 		resp.Truncated, resp.Info.Truncation = true, TruncStepLimit

@@ -37,6 +37,10 @@ type serveOptions struct {
 	maxShare  float64
 	evidence  time.Duration
 	maxGroup  int
+	// noOpenEnv turns OpenEnv's protocol off; groupWindow is how long a
+	// keyed group takes members.
+	noOpenEnv   bool
+	groupWindow time.Duration
 	maxOpen   int
 	maxBody   int64
 	series    int
@@ -101,6 +105,8 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 	f.Float64Var(&o.maxShare, "max-intervention-share", 0.5, "shift filter: flag episodes whose intervened share of steps or tokens is above this")
 	f.DurationVar(&o.evidence, "evidence-interval", time.Second, "least time between two evidence calls on one episode (each replays it in a scratch sandbox); 0: no limit")
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
+	f.BoolVar(&o.noOpenEnv, "no-openenv", false, "do not serve OpenEnv's protocol (/ws, /health, /schema, /metadata, /mcp; under /TOKEN/ with --token-file; docs/openenv.md)")
+	f.DurationVar(&o.groupWindow, "group-window", 10*time.Minute, "how long after its first reset a keyed group (resets with one group_key, or OpenEnv resets with one seed or group) takes new members at its k, unless one of its episodes ended")
 	f.IntVar(&o.maxOpen, "max-episodes", 256, "episodes open at once, group members and forks counted; beyond it resets get 429 too_many_episodes")
 	f.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
 	f.IntVar(&o.series, "task-series", 100, "per-task Prometheus series up to this many tasks; beyond, they are summed under task=\"_all\" (0: always)")
@@ -262,6 +268,10 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	}
 	if o.rock.enabled {
 		opts = append(opts, o.rock.option(rt))
+	}
+	opts = append(opts, server.WithGroupWindow(o.groupWindow))
+	if !o.noOpenEnv {
+		opts = append(opts, server.WithOpenEnv())
 	}
 	opts = append(opts, isolationOption(ctx, s.ErrOut, rt, o.rt))
 	srv, err := server.New(ctx, st.rs, st.rp, eng, entries, opts...)

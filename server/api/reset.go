@@ -21,6 +21,12 @@ type ResetRequest struct {
 	// those episodes would move the rollback or pass for Search-Learn
 	// probes. Episodes at "auto" always feed it.
 	FeedCurriculum bool `json:"feed_curriculum,omitempty"`
+	// GroupKey makes resets of one task that carry the same key, sent one
+	// by one (a GRPO group's members, each its own session), one group at
+	// "auto": the first picks k, the others get the same k and count as
+	// its members. A key starts a new group once one of its episodes has
+	// ended, or after the server's group window.
+	GroupKey string `json:"group_key,omitempty"`
 }
 
 // ResetResponse is a group of episodes at one checkpoint.
