@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -150,6 +152,16 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection (flushes).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Hijack hands the connection over (OpenEnv's /ws upgrade), counted as
+// 101 Switching Protocols.
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.status = http.StatusSwitchingProtocols
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
 func validToken(header, token string) bool {
 	got, ok := strings.CutPrefix(header, "Bearer ")
 	return ok && constantTimeEqual(got, token)
@@ -163,7 +175,6 @@ func pathID(r *http.Request) (string, *APIError) {
 	}
 	return id, nil
 }
-
 
 func clip(s string, n int) string {
 	if len(s) > n {
