@@ -143,6 +143,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTask$$' -fuzztime $(FUZZTIME) ./task/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTrajectory$$' -fuzztime $(FUZZTIME) ./trajectory/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadFrame$$' -fuzztime $(FUZZTIME) ./recycle/agent/
+	$(GO) test -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME) ./server/openenv/
 
 clean:
 	rm -rf bin
