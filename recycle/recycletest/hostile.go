@@ -10,6 +10,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,12 +96,18 @@ func lineSet(s string) map[string]bool {
 // BuildIPCObjects builds the static IPC helper (recycletest/ipcobjects)
 // that episodes copy into sandboxes lacking ipcmk.
 func BuildIPCObjects(t *testing.T) []byte {
+	return BuildStatic(t, "github.com/rbx-sandbox/rbx/recycle/recycletest/ipcobjects")
+}
+
+// BuildStatic builds the Go program pkg (an import path) without cgo, so
+// that it runs in any sandbox image, and returns the binary.
+func BuildStatic(t *testing.T, pkg string) []byte {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "ipcobjects")
-	cmd := exec.Command("go", "build", "-o", out, "github.com/rbx-sandbox/rbx/recycle/recycletest/ipcobjects")
+	out := filepath.Join(t.TempDir(), path.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	msg, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(msg))
+	require.NoError(t, err, "build %s: %s", pkg, msg)
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
 	return data

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rbx-sandbox/rbx/recycle/recycletest"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/docker"
 	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
@@ -51,7 +51,7 @@ type attempt struct {
 func TestIntegrationHostile(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "rbx-host-marker")
 	require.NoError(t, os.WriteFile(marker, []byte("host"), 0o600))
-	peek := buildPeek(t)
+	peek := recycletest.BuildStatic(t, "github.com/rbx-sandbox/rbx/sandbox/docker/testdata/peek")
 	runtimes := map[string]func(testing.TB, ...string) *docker.Runtime{"runc": dockertest.Runtime, "runsc": dockertest.RunscRuntime}
 	for name, newRT := range runtimes {
 		t.Run(name, func(t *testing.T) {
@@ -105,19 +105,6 @@ func TestIntegrationHostile(t *testing.T) {
 			assert.Equal(t, "host", string(data), "the host's file is unchanged")
 		})
 	}
-}
-
-// buildPeek builds testdata/peek, the attack on the session shell, static.
-func buildPeek(t *testing.T) []byte {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "peek")
-	cmd := exec.Command("go", "build", "-o", out, "./testdata/peek")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	b, err := cmd.CombinedOutput()
-	require.NoError(t, err, "build testdata/peek: %s", b)
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	return data
 }
 
 // ended: err reports the session or the sandbox gone.
