@@ -59,7 +59,7 @@ func Episodes(image string) []Episode {
 		{"perms", perms, false},
 		// A setuid-root binary planted and one of the image's made
 		// setuid, for a later episode's user.
-		{"setuid", `b=$(command -v yes) && cp "$b" /tmp/s && chmod 4755 /tmp/s && chmod u+s "$b" && echo ok`, false},
+		{"setuid", `b=/usr/bin/yes; [ -f $b ] || b=/bin/busybox; cp "$b" /tmp/s && chmod 4755 /tmp/s && chmod u+s "$b" && echo ok`, false},
 		{"delete", del, false},
 		{"trees", trees, false},
 		{"swap-types", `rm /usr/bin/yes && mkdir /usr/bin/yes && touch /usr/bin/yes/x && rm -rf /root && echo r > /root && echo ok`, false},
