@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -14,7 +15,7 @@ type references struct {
 	mu   sync.RWMutex
 	vers map[string][]*Entry // by task, index version-1
 	meta map[string][]RefVersion
-	ids  []string // every task id, sorted; fixed at start
+	ids  []string // every task id, sorted; replaced (never changed in place) by addTasks
 }
 
 func newReferences(cat catalog) *references {
@@ -29,7 +30,27 @@ func newReferences(cat catalog) *references {
 }
 
 // taskIDs lists every served task id, sorted (the caller must not modify it).
-func (r *references) taskIDs() []string { return r.ids }
+func (r *references) taskIDs() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.ids
+}
+
+// addTasks adds tasks the server did not serve, each at version 1.
+func (r *references) addTasks(entries []*Entry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ids := append([]string(nil), r.ids...)
+	for _, e := range entries {
+		id := e.Task.ID
+		e.version = 1
+		r.vers[id] = []*Entry{e}
+		r.meta[id] = []RefVersion{{Task: id, Version: 1, ID: e.Ref.ID, T: e.Ref.Len(), Adopted: time.Now().UTC()}}
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	r.ids = ids
+}
 
 // current is the task's newest version (nil for an unknown task).
 func (r *references) current(task string) *Entry {

@@ -12,7 +12,7 @@ import (
 )
 
 func (s *Server) healthz(*http.Request) (any, *APIError) {
-	h := map[string]any{"status": "ok", "tasks": len(s.cat), "open_episodes": s.openCount(),
+	h := map[string]any{"status": "ok", "tasks": len(s.refs.taskIDs()), "open_episodes": s.openCount(),
 		"lost_at_start": s.lost, "uptime_s": time.Since(s.started).Seconds(), "strategy": s.eng.Strategy(),
 		"capacity": s.rs.Budget().Stats()}
 	for k, v := range s.cfg.isolation {

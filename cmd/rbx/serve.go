@@ -41,6 +41,9 @@ type serveOptions struct {
 	// keyed group takes members.
 	noOpenEnv   bool
 	groupWindow time.Duration
+	// reloadEvery is how often --tasks is checked for changes (0: on
+	// SIGHUP only).
+	reloadEvery time.Duration
 	maxOpen   int
 	maxBody   int64
 	series    int
@@ -106,6 +109,7 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 	f.DurationVar(&o.evidence, "evidence-interval", time.Second, "least time between two evidence calls on one episode (each replays it in a scratch sandbox); 0: no limit")
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
 	f.BoolVar(&o.noOpenEnv, "no-openenv", false, "do not serve OpenEnv's protocol (/ws, /health, /schema, /metadata, /mcp; under /TOKEN/ with --token-file; docs/openenv.md)")
+	f.DurationVar(&o.reloadEvery, "reload-interval", 10*time.Second, "how often --tasks is checked for new tasks (0: only on SIGHUP); new tasks are served without a restart, changed ones refused and named in the log")
 	f.DurationVar(&o.groupWindow, "group-window", 10*time.Minute, "how long after its first reset a keyed group (resets with one group_key, or OpenEnv resets with one seed or group) takes new members at its k, unless one of its episodes ended")
 	f.IntVar(&o.maxOpen, "max-episodes", 256, "episodes open at once, group members and forks counted; beyond it resets get 429 too_many_episodes")
 	f.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
@@ -293,7 +297,12 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if err == nil {
 		fmt.Fprintf(s.ErrOut, "rbx serve: %d task(s), strategy %s, %s runtime, budget %d sandboxes, prefix cache %s, state %s\n", len(entries), eng.Strategy(), rt.Name(), st.budget.Max(), o.prefix.mode, o.state)
 		fmt.Fprintf(s.Out, "listening on %s\n", url)
+		rctx, stopReload := context.WithCancel(ctx)
+		reloaded := make(chan struct{})
+		go func() { defer close(reloaded); newReloader(o, s, log, srv, rt, entries).run(rctx) }()
 		err = server.Listen(ctx, ln, h, o.drain)
+		stopReload()
+		<-reloaded // no reload runs into the drain
 	}
 	// Drain: every sandbox removed; runtime, journal and curriculum closed.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
