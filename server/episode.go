@@ -52,7 +52,7 @@ type episode struct {
 	// groupKey is the reset's group key: the episode's end closes the
 	// keyed group to new members.
 	groupKey string
-	used    time.Time
+	used     time.Time
 	// deadline is when the episode ends truncated: handed out plus the
 	// task's limits.episode_timeout (set by admit).
 	deadline time.Time

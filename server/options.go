@@ -16,21 +16,21 @@ type config struct {
 	ttl      time.Duration
 	maxBody  int64
 	maxGroup int
-	openenv *openenvConfig // nil: OpenEnv's protocol is off (WithOpenEnv)
+	openenv  *openenvConfig // nil: OpenEnv's protocol is off (WithOpenEnv)
 	// groupWindow is how long a keyed group takes new members (WithGroupWindow).
 	groupWindow time.Duration
-	maxOpen  int
-	maxSteps int
-	maxShare float64
-	excerpt  int
-	dbPath   string
-	db       *sql.DB
-	log      *slog.Logger
-	refresh  *prefilterChecker // nil: reference refresh is off
-	evidence *evidenceConfig   // nil: the evidence route's defaults
-	rock     *rockConfig       // nil: no ROCK-compatible API
-	prewarm  prewarm
-	series   int // per-task metric series up to this many tasks
+	maxOpen     int
+	maxSteps    int
+	maxShare    float64
+	excerpt     int
+	dbPath      string
+	db          *sql.DB
+	log         *slog.Logger
+	refresh     *prefilterChecker // nil: reference refresh is off
+	evidence    *evidenceConfig   // nil: the evidence route's defaults
+	rock        *rockConfig       // nil: no ROCK-compatible API
+	prewarm     prewarm
+	series      int // per-task metric series up to this many tasks
 	// isolation is what /healthz says of the sandboxes' isolation and
 	// of the operator's task policy.
 	isolation map[string]any

@@ -30,11 +30,11 @@ type Server struct {
 	rs      *reset.Resetter
 	eng     *curriculum.Engine
 	refs    *references
-	rf      *refresher    // nil: reference refresh is off
-	rock    *rock.Handler // nil: the ROCK-compatible API is off
+	rf      *refresher       // nil: reference refresh is off
+	rock    *rock.Handler    // nil: the ROCK-compatible API is off
 	oe      *openenv.Handler // nil: OpenEnv's protocol is off
 	stopCtx context.Context  // ends at Close
-	adoptMu sync.RWMutex  // adoption excludes resets' and outcomes' curriculum calls
+	adoptMu sync.RWMutex     // adoption excludes resets' and outcomes' curriculum calls
 	jr      *journal
 	met     *metrics
 	hist    *history

@@ -44,19 +44,19 @@ type serveOptions struct {
 	// reloadEvery is how often --tasks is checked for changes (0: on
 	// SIGHUP only).
 	reloadEvery time.Duration
-	maxOpen   int
-	maxBody   int64
-	series    int
-	compare   string
-	services  []string
-	drain     time.Duration
-	refresh   bool
-	repeats   int
-	rock      rockFlags
-	capacity  capacityFlags
-	prefix    prefixFlags
-	rt        runtimeFlags
-	cur       curriculumFlags
+	maxOpen     int
+	maxBody     int64
+	series      int
+	compare     string
+	services    []string
+	drain       time.Duration
+	refresh     bool
+	repeats     int
+	rock        rockFlags
+	capacity    capacityFlags
+	prefix      prefixFlags
+	rt          runtimeFlags
+	cur         curriculumFlags
 }
 
 func newServeCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
