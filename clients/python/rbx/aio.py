@@ -49,18 +49,26 @@ class _Stale(Exception):
 class _Conn:
     """One HTTP/1.1 connection: its streams and when it was last used."""
 
-    __slots__ = ("reader", "writer", "uses", "idle_since")
+    __slots__ = ("reader", "writer", "uses", "idle_since", "closed", "on_close")
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 on_close: Optional[Any] = None) -> None:
         self.reader, self.writer = reader, writer
         self.uses = 0
         self.idle_since = 0.0
+        self.closed = False
+        self.on_close = on_close
 
     def usable(self, now: float, idle_timeout: float) -> bool:
         return (not self.reader.at_eof() and not self.writer.is_closing()
                 and now - self.idle_since < idle_timeout)
 
     def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self.on_close is not None:
+            self.on_close()
         try:
             self.writer.close()
         except Exception:  # noqa: BLE001 - the loop may be gone already
@@ -81,7 +89,8 @@ class AsyncClient:
     aclose() or `async with`.
 
     stats counts connections_opened, requests, reused (requests sent on a
-    kept-alive connection), retries, and max_in_flight.
+    kept-alive connection), retries, max_in_flight (requests) and
+    max_open (connections open at once, at most max_concurrency).
     """
 
     def __init__(self, url: str, token: Optional[str] = None, timeout: float = 600.0,
@@ -106,8 +115,9 @@ class AsyncClient:
             context = ssl.create_default_context(cafile=cafile)
         self.context = context if u.scheme == "https" else None
         self.stats: Dict[str, int] = {"connections_opened": 0, "requests": 0, "reused": 0, "retries": 0,
-                                      "max_in_flight": 0}
+                                      "max_in_flight": 0, "max_open": 0}
         self._in_flight = 0
+        self._open = 0
         self._idle: Dict[Tuple[str, int, bool], List[_Conn]] = {}
         self._sem: Optional[asyncio.Semaphore] = None
         self._loop: Optional[asyncio.AbstractEventLoop] = None
@@ -195,7 +205,12 @@ class AsyncClient:
         reader, writer = await asyncio.open_connection(
             self._host, self._port, ssl=self.context, server_hostname=self._host if self.context else None)
         self.stats["connections_opened"] += 1
-        return _Conn(reader, writer)
+        self._open += 1
+        self.stats["max_open"] = max(self.stats["max_open"], self._open)
+        return _Conn(reader, writer, self._closed_one)
+
+    def _closed_one(self) -> None:
+        self._open -= 1
 
     def _release(self, conn: _Conn, keep: bool) -> None:
         if not keep or self._closed:
