@@ -38,6 +38,15 @@ func TestOpenEnvRoutes(t *testing.T) {
 				}
 				return code, out
 			}
+			// What `openenv validate --url` checks first: info.version,
+			// and /reset, /step and /state all in the paths (or none).
+			code, doc := get(tc.prefix + "/openapi.json")
+			require.Equal(t, http.StatusOK, code)
+			assert.IsType(t, "", doc["info"].(map[string]any)["version"])
+			paths := doc["paths"].(map[string]any)
+			for _, p := range []string{"/reset", "/step", "/state"} {
+				assert.Contains(t, paths, p)
+			}
 			code, health := get(tc.prefix + "/health")
 			require.Equal(t, http.StatusOK, code)
 			assert.Equal(t, "healthy", health["status"])
@@ -49,6 +58,7 @@ func TestOpenEnvRoutes(t *testing.T) {
 			code, meta := get(tc.prefix + "/metadata")
 			require.Equal(t, http.StatusOK, code)
 			assert.Equal(t, "rbx", meta["name"])
+			assert.IsType(t, "", meta["description"])
 			code, state := get(tc.prefix + "/state")
 			require.Equal(t, http.StatusOK, code)
 			assert.Nil(t, state["episode_id"])
@@ -62,6 +72,7 @@ func TestOpenEnvRoutes(t *testing.T) {
 			var rpc map[string]any
 			code, raw := h.call("POST", tc.prefix+"/mcp", map[string]any{}, &rpc)
 			require.Equal(t, http.StatusOK, code, "%s", raw)
+			assert.Equal(t, "2.0", rpc["jsonrpc"])
 			assert.EqualValues(t, -32600, rpc["error"].(map[string]any)["code"])
 			code, raw = h.call("POST", tc.prefix+"/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, &rpc)
 			require.Equal(t, http.StatusOK, code, "%s", raw)

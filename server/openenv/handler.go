@@ -77,6 +77,7 @@ func New(be Backend, opts ...Option) *Handler {
 	}{
 		{"GET /ws", h.ws},
 		{"GET /health", h.health},
+		{"GET /openapi.json", h.openapi},
 		{"GET /schema", h.schema},
 		{"GET /metadata", h.metadata},
 		{"POST /mcp", h.mcp},
@@ -93,7 +94,7 @@ func New(be Backend, opts ...Option) *Handler {
 // Patterns are the routes the handler serves, for mounting on a mux.
 func (h *Handler) Patterns() []string {
 	var out []string
-	for _, p := range []string{"/ws", "/health", "/schema", "/metadata", "/mcp", "/reset", "/step", "/state"} {
+	for _, p := range []string{"/ws", "/health", "/openapi.json", "/schema", "/metadata", "/mcp", "/reset", "/step", "/state"} {
 		out = append(out, h.prefix+p)
 	}
 	return out

@@ -19,6 +19,33 @@ func (h *Handler) health(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "healthy"})
 }
 
+// openapiVersion is the protocol version the OpenAPI document declares:
+// `openenv validate` reads its profile (openenv-http/1.x) from it.
+const openapiVersion = "1.0.0"
+
+// openapi is the OpenAPI document `openenv validate --url` reads first:
+// info.version, and the paths, whose /reset, /step and /state (all three,
+// or none) tell its mode.
+func (h *Handler) openapi(w http.ResponseWriter, _ *http.Request) {
+	op := func(summary string) map[string]any {
+		return map[string]any{"summary": summary, "responses": map[string]any{"200": map[string]any{"description": "OK"}}}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"openapi": "3.0.3",
+		"info":    map[string]any{"title": h.meta.Name + " (OpenEnv protocol)", "version": openapiVersion, "description": h.meta.Description},
+		"paths": map[string]any{
+			"/ws":       map[string]any{"get": op("a session: reset, step, state, close and mcp frames (WebSocket)")},
+			"/health":   map[string]any{"get": op("health")},
+			"/schema":   map[string]any{"get": op("the action, observation and state schemas")},
+			"/metadata": map[string]any{"get": op("name, description, version")},
+			"/mcp":      map[string]any{"post": op("JSON-RPC 2.0: tools/list, tools/call")},
+			"/reset":    map[string]any{"post": op("stateless reset: an episode opened, its first observation, closed")},
+			"/step":     map[string]any{"post": op("stateless step: no episode (episodes live on /ws)")},
+			"/state":    map[string]any{"get": op("stateless state: no episode")},
+		},
+	})
+}
+
 func (h *Handler) metadata(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, h.meta)
 }
