@@ -29,7 +29,7 @@ import asyncio
 import json
 import ssl
 import urllib.parse
-from typing import Any, AsyncIterator, Dict, List, Mapping, Optional, Tuple
+from typing import Any, AsyncIterator, Dict, List, Mapping, Optional, Tuple, cast
 
 from ._common import (JSON, Checkpoint, RbxError, ToolCall, check_reset_options, episode_info, episodes_query,
                       error_from_body, needs_verdict, query, reset_body, step_body)
@@ -274,7 +274,7 @@ class AsyncClient:
 
     @staticmethod
     async def _read_chunked(r: asyncio.StreamReader) -> bytes:
-        chunks = []
+        chunks: List[bytes] = []
         while True:
             size_line = await r.readline()
             if not size_line:
@@ -288,26 +288,30 @@ class AsyncClient:
             chunks.append(await r.readexactly(size))
             await r.readexactly(2)  # CRLF after the chunk
 
+    async def _call_obj(self, method: str, path: str, body: Optional[JSON] = None) -> Dict[str, Any]:
+        """call, for the routes that answer a JSON object."""
+        return cast(Dict[str, Any], await self.call(method, path, body))
+
     # Episodes (AsyncEnv wraps these with Gymnasium's signatures).
 
     async def reset(self, task: str, group: int = 1, checkpoint: Checkpoint = "auto", seed: Optional[int] = None,
                     feed_curriculum: bool = False, group_key: Optional[str] = None) -> Dict[str, Any]:
         """POST /v1/reset: {task, k, t, purpose, tools, episodes: [...]}."""
-        return await self.call("POST", "/v1/reset",
+        return await self._call_obj("POST", "/v1/reset",
                                reset_body(task, group, checkpoint, seed, feed_curriculum, group_key))
 
     async def step(self, episode_id: str, action: ToolCall, intervened: bool = False,
                    tokens: Optional[int] = None) -> Dict[str, Any]:
         """POST /v1/episodes/{id}/step: the raw answer."""
-        return await self.call("POST", "/v1/episodes/%s/step" % episode_id, step_body(action, intervened, tokens))
+        return await self._call_obj("POST", "/v1/episodes/%s/step" % episode_id, step_body(action, intervened, tokens))
 
     async def evaluate(self, episode_id: str) -> Dict[str, Any]:
         """POST /v1/episodes/{id}/evaluate: the verdict (reward, success, rubric, ...)."""
-        return await self.call("POST", "/v1/episodes/%s/evaluate" % episode_id)
+        return await self._call_obj("POST", "/v1/episodes/%s/evaluate" % episode_id)
 
     async def fork(self, episode_id: str, t: int) -> Dict[str, Any]:
         """POST /v1/episodes/{id}/fork: {episode, tools}."""
-        return await self.call("POST", "/v1/episodes/%s/fork" % episode_id, {"t": t})
+        return await self._call_obj("POST", "/v1/episodes/%s/fork" % episode_id, {"t": t})
 
     async def close_episode(self, episode_id: str) -> None:
         """POST /v1/episodes/{id}/close: release without an outcome."""
@@ -320,14 +324,14 @@ class AsyncClient:
             body["verifier"] = True
         if t is not None:
             body["t"] = t
-        return await self.call("POST", "/v1/episodes/%s/evidence" % episode_id, body)
+        return await self._call_obj("POST", "/v1/episodes/%s/evidence" % episode_id, body)
 
     # Listings.
 
     async def task_page(self, limit: Optional[int] = None, cursor: Optional[str] = None,
                         phase: Optional[str] = None, q: Optional[str] = None) -> Dict[str, Any]:
         """One page of GET /v1/tasks: {tasks, total, next_cursor, phases}."""
-        return await self.call("GET", "/v1/tasks" + query(limit=limit, cursor=cursor, phase=phase, q=q))
+        return await self._call_obj("GET", "/v1/tasks" + query(limit=limit, cursor=cursor, phase=phase, q=q))
 
     async def iter_tasks(self, limit: int = 1000, phase: Optional[str] = None,
                          q: Optional[str] = None) -> AsyncIterator[Dict[str, Any]]:
@@ -349,25 +353,25 @@ class AsyncClient:
                          cursor: Optional[str] = None, phase: Optional[str] = None, q: Optional[str] = None,
                          history: Optional[int] = None) -> Dict[str, Any]:
         """GET /v1/curriculum: one task's state (task=), or one page of them."""
-        return await self.call("GET", "/v1/curriculum" + query(task=task, limit=limit, cursor=cursor, phase=phase,
+        return await self._call_obj("GET", "/v1/curriculum" + query(task=task, limit=limit, cursor=cursor, phase=phase,
                                                                q=q, history=history))
 
     async def episodes(self, state: Optional[str] = None, limit: int = 100) -> Dict[str, Any]:
         """GET /v1/episodes: newest first, optionally in one state ("open", "lost", ...)."""
-        return await self.call("GET", "/v1/episodes" + episodes_query(state, limit))
+        return await self._call_obj("GET", "/v1/episodes" + episodes_query(state, limit))
 
     async def episode(self, episode_id: str) -> Dict[str, Any]:
-        return await self.call("GET", "/v1/episodes/" + episode_id)
+        return await self._call_obj("GET", "/v1/episodes/" + episode_id)
 
     async def export(self, episode_id: str) -> Dict[str, Any]:
         """The episode as a native rbx trajectory (a dict)."""
-        return await self.call("GET", "/v1/episodes/%s/trajectory" % episode_id)
+        return await self._call_obj("GET", "/v1/episodes/%s/trajectory" % episode_id)
 
     async def references(self, task: str) -> Dict[str, Any]:
-        return await self.call("GET", "/v1/tasks/%s/references" % task)
+        return await self._call_obj("GET", "/v1/tasks/%s/references" % task)
 
     async def reference(self, task: str, version: int) -> Dict[str, Any]:
-        return await self.call("GET", "/v1/tasks/%s/references/%d" % (task, version))
+        return await self._call_obj("GET", "/v1/tasks/%s/references/%d" % (task, version))
 
 
 class AsyncEnv:

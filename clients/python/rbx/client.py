@@ -30,7 +30,7 @@ import ssl
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, cast
 
 from ._common import (JSON, Checkpoint, RbxError, ResetFailed, ToolCall, check_reset_options, episode_info,
                       episodes_query, error_from_body, needs_verdict, query, reference_calls, reset_body, step_body)
@@ -75,25 +75,29 @@ class Client:
         except urllib.error.HTTPError as e:
             raise error_from_body(e.code, e.read()) from None
 
+    def _call_obj(self, method: str, path: str, body: Optional[JSON] = None) -> Dict[str, Any]:
+        """call, for the routes that answer a JSON object."""
+        return cast(Dict[str, Any], self.call(method, path, body))
+
     # Episodes (Env wraps these with Gymnasium's signatures).
 
     def reset(self, task: str, group: int = 1, checkpoint: Checkpoint = "auto", seed: Optional[int] = None,
               feed_curriculum: bool = False, group_key: Optional[str] = None) -> Dict[str, Any]:
         """POST /v1/reset: {task, k, t, purpose, tools, episodes: [...]}."""
-        return self.call("POST", "/v1/reset", reset_body(task, group, checkpoint, seed, feed_curriculum, group_key))
+        return self._call_obj("POST", "/v1/reset", reset_body(task, group, checkpoint, seed, feed_curriculum, group_key))
 
     def step(self, episode_id: str, action: ToolCall, intervened: bool = False,
              tokens: Optional[int] = None) -> Dict[str, Any]:
         """POST /v1/episodes/{id}/step: the raw answer (observation, message, terminated, ...)."""
-        return self.call("POST", "/v1/episodes/%s/step" % episode_id, step_body(action, intervened, tokens))
+        return self._call_obj("POST", "/v1/episodes/%s/step" % episode_id, step_body(action, intervened, tokens))
 
     def evaluate(self, episode_id: str) -> Dict[str, Any]:
         """POST /v1/episodes/{id}/evaluate: the verdict (reward, success, rubric, ...)."""
-        return self.call("POST", "/v1/episodes/%s/evaluate" % episode_id)
+        return self._call_obj("POST", "/v1/episodes/%s/evaluate" % episode_id)
 
     def fork(self, episode_id: str, t: int) -> Dict[str, Any]:
         """POST /v1/episodes/{id}/fork: {episode, tools}."""
-        return self.call("POST", "/v1/episodes/%s/fork" % episode_id, {"t": t})
+        return self._call_obj("POST", "/v1/episodes/%s/fork" % episode_id, {"t": t})
 
     def close_episode(self, episode_id: str) -> None:
         """POST /v1/episodes/{id}/close: release without an outcome."""
@@ -108,7 +112,7 @@ class Client:
         limit: tasks per page (server default 100, at most 1000); cursor: a
         page's next_cursor; phase: one of the curriculum's phases; q: a
         substring of the id. next_cursor is "" on the last page."""
-        return self.call("GET", "/v1/tasks" + query(limit=limit, cursor=cursor, phase=phase, q=q))
+        return self._call_obj("GET", "/v1/tasks" + query(limit=limit, cursor=cursor, phase=phase, q=q))
 
     def iter_tasks(self, limit: int = 1000, phase: Optional[str] = None,
                    q: Optional[str] = None) -> Iterator[Dict[str, Any]]:
@@ -129,19 +133,19 @@ class Client:
                    phase: Optional[str] = None, q: Optional[str] = None, history: Optional[int] = None) -> Dict[str, Any]:
         """GET /v1/curriculum: one task's state (task=), or one page of them
         ({strategy, tasks, total, next_cursor, phases}), paged as task_page."""
-        return self.call("GET", "/v1/curriculum" + query(task=task, limit=limit, cursor=cursor, phase=phase, q=q,
+        return self._call_obj("GET", "/v1/curriculum" + query(task=task, limit=limit, cursor=cursor, phase=phase, q=q,
                                                          history=history))
 
     def episodes(self, state: Optional[str] = None, limit: int = 100) -> Dict[str, Any]:
         """GET /v1/episodes: newest first, optionally in one state ("open", "lost", ...)."""
-        return self.call("GET", "/v1/episodes" + episodes_query(state, limit))
+        return self._call_obj("GET", "/v1/episodes" + episodes_query(state, limit))
 
     def episode(self, episode_id: str) -> Dict[str, Any]:
-        return self.call("GET", "/v1/episodes/" + episode_id)
+        return self._call_obj("GET", "/v1/episodes/" + episode_id)
 
     def export(self, episode_id: str) -> Dict[str, Any]:
         """The episode as a native rbx trajectory (a dict)."""
-        return self.call("GET", "/v1/episodes/%s/trajectory" % episode_id)
+        return self._call_obj("GET", "/v1/episodes/%s/trajectory" % episode_id)
 
     def evidence(self, episode_id: str, verifier: bool = False, t: Optional[int] = None) -> Dict[str, Any]:
         """Reward-side evidence at the episode's state: the rubric (and the
@@ -156,16 +160,16 @@ class Client:
             body["verifier"] = True
         if t is not None:
             body["t"] = t
-        return self.call("POST", "/v1/episodes/%s/evidence" % episode_id, body)
+        return self._call_obj("POST", "/v1/episodes/%s/evidence" % episode_id, body)
 
     def references(self, task: str) -> Dict[str, Any]:
         """The task's reference versions and latest candidate events
         (reference refresh): {"current", "versions": [...], "candidates": [...]}."""
-        return self.call("GET", "/v1/tasks/%s/references" % task)
+        return self._call_obj("GET", "/v1/tasks/%s/references" % task)
 
     def reference(self, task: str, version: int) -> Dict[str, Any]:
         """One version of the task's reference as a native rbx trajectory (a dict)."""
-        return self.call("GET", "/v1/tasks/%s/references/%d" % (task, version))
+        return self._call_obj("GET", "/v1/tasks/%s/references/%d" % (task, version))
 
 
 class Env:
@@ -224,9 +228,8 @@ class Env:
     def __enter__(self) -> "Env":
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> None:
         self.close()
-        return False
 
     def _bind(self, ep: Dict[str, Any], tools: List[Dict[str, Any]], extra: Dict[str, Any]) -> "Env":
         env = Env(None, ep["task"] if "task" in ep else self.task, client=self.client)

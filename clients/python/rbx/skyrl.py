@@ -56,7 +56,7 @@ from ._tools import TOOL_FORMAT, head, observation_text, parse_tool_call, prefix
 from .client import Client, Env
 
 try:  # SkyRL's own classes when installed
-    from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput  # type: ignore
+    from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput  # type: ignore[import]
     HAVE_SKYRL = True
 except ImportError:  # stand-ins with SkyRL's interface (see the module's docstring)
     HAVE_SKYRL = False
@@ -77,7 +77,7 @@ except ImportError:  # stand-ins with SkyRL's interface (see the module's docstr
         def close(self) -> None:
             pass
 
-    def BaseTextEnvStepOutput(observations: List[Dict[str, str]], reward: float, done: bool,  # type: ignore[no-redef]
+    def BaseTextEnvStepOutput(observations: List[Dict[str, str]], reward: float, done: bool,
                               metadata: Dict[str, Any], postprocessed_action: Optional[str] = None
                               ) -> Dict[str, Any]:
         """Stand-in of SkyRL's BaseTextEnvStepOutput (a TypedDict: a dict)."""
@@ -99,7 +99,7 @@ def _get(cfg: Any, key: str, default: Any) -> Any:
     return default if v is None else v
 
 
-class RbxTextEnv(BaseTextEnv):
+class RbxTextEnv(BaseTextEnv):  # type: ignore[misc]
     """One rbx episode as a SkyRL text environment (see the module docstring)."""
 
     def __init__(self, env_config: Any = None, extras: Optional[Dict[str, Any]] = None,

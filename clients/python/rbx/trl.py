@@ -66,9 +66,10 @@ class RbxToolEnv:
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, task: Optional[str] = None,
                  checkpoint: Any = "auto", cafile: Optional[str] = None, timeout: float = 600.0,
                  client: Optional[Client] = None) -> None:
-        url = url or os.environ.get("RBX_URL", "http://127.0.0.1:8700")
-        token = token if token is not None else os.environ.get("RBX_TOKEN")
-        self._client = client or Client(url, token, timeout, cafile=cafile)
+        if client is None:
+            client = Client(url or os.environ.get("RBX_URL") or "http://127.0.0.1:8700",
+                            token if token is not None else os.environ.get("RBX_TOKEN"), timeout, cafile=cafile)
+        self._client = client
         self._env = Env(None, task, client=self._client)
         self._default_task = task
         self._default_checkpoint = checkpoint
