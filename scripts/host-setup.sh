@@ -132,11 +132,12 @@ PY
 	fi
 }
 
-# runsc_wrapper writes RUNSC_WRAPPER when it is missing or differs.
+# runsc_wrapper installs scripts/runsc-wrapper.sh, with RUNSC_FLAGS, as
+# RUNSC_WRAPPER when it is missing or differs.
 runsc_wrapper() {
 	[ "$(id -u)" = 0 ] || { say "not root: $RUNSC_WRAPPER not installed"; return 0; }
 	local want
-	want=$(printf '#!/bin/sh\n# runsc with rbx'"'"'s flags, run by containerd'"'"'s runc shim in runc'"'"'s place (scripts/host-setup.sh)\nexec /usr/bin/runsc %s "$@"' "$RUNSC_FLAGS")
+	want=$(sed "s|@RUNSC_FLAGS@|$RUNSC_FLAGS|" "$(dirname "$0")/runsc-wrapper.sh")
 	[ -x "$RUNSC_WRAPPER" ] && [ "$(cat "$RUNSC_WRAPPER")" = "$want" ] && return 0
 	say "installing $RUNSC_WRAPPER (runsc $RUNSC_FLAGS, for containerd and the test cluster)"
 	mkdir -p "$(dirname "$RUNSC_WRAPPER")"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -31,4 +32,21 @@ func TestIntegrationRunscRefusesReadOnlyRoot(t *testing.T) {
 		}
 	})
 	require.ErrorIs(t, err, sandbox.ErrUnsupported)
+}
+
+// TestIntegrationRunscIsGVisor: the sandbox's kernel is gVisor's (its
+// boot log), not the host's: a runtime that fell back to runc would pass
+// the suite as well.
+func TestIntegrationRunscIsGVisor(t *testing.T) {
+	rt := containerdtest.RunscRuntime(t, testImage)
+	sb, err := rt.Create(context.Background(), sandbox.Spec{Image: testImage, Mode: sandbox.ModeExec})
+	t.Cleanup(func() {
+		if sb != nil {
+			_ = sb.Remove(context.Background())
+		}
+	})
+	require.NoError(t, err)
+	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: "dmesg | head -n 1"})
+	require.NoError(t, err)
+	assert.Contains(t, string(res.Output), "gVisor")
 }
