@@ -23,6 +23,10 @@
 # RBX_K8S_REGISTRY (host:port of a registry on loopback, e.g. one started
 # with Debian's docker-registry: the images are pushed there and the CRI
 # containerd pulls them over plain HTTP instead of importing them).
+#
+# With gVisor's wrapper installed (scripts/host-setup.sh runsc), the CRI
+# has a second runtime handler, runsc, and up creates the RuntimeClass
+# runsc for it (pods with runtimeClassName runsc: --oci-runtime runsc).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -44,6 +48,10 @@ export KUBECONFIG=$D/admin.kubeconfig
 # The sysctls the kubelet (setupKernelTunables) and the bridge plugin set.
 SYSCTLS="vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward"
 GO=${GO:-go}
+# RUNSC_WRAPPER is runsc with rbx's flags (scripts/host-setup.sh installs
+# it): the runc shim runs it in runc's place for the runsc handler, as
+# Debian's runsc has no containerd-shim-runsc-v1.
+RUNSC_WRAPPER=/usr/local/lib/rbx/runsc
 command -v "$GO" >/dev/null || GO=/usr/local/go/bin/go
 
 log() { printf '%s k8s-cluster: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
@@ -115,6 +123,29 @@ current-context: rbx-test
 EOF
 }
 
+# runsc_handler prints the CRI's runsc runtime handler, when the wrapper is
+# installed: the runc shim with the wrapper as its runc, a root of its own.
+runsc_handler() {
+	[ -x "$RUNSC_WRAPPER" ] || return 0
+	cat <<EOF
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runsc.options]
+        BinaryName = "$RUNSC_WRAPPER"
+        SystemdCgroup = false
+        Root = "$D/runsc"
+EOF
+}
+
+# runtime_class creates the RuntimeClass runsc (handler runsc) when the CRI
+# has that handler (see runsc_handler).
+runtime_class() {
+	[ -x "$RUNSC_WRAPPER" ] || { log "no $RUNSC_WRAPPER: no runsc RuntimeClass (scripts/host-setup.sh runsc installs it)"; return 0; }
+	api /apis/node.k8s.io/v1/runtimeclasses -X POST -H 'Content-Type: application/json' \
+		-d '{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"runsc"},"handler":"runsc"}' >/dev/null 2>&1 ||
+		api /apis/node.k8s.io/v1/runtimeclasses/runsc >/dev/null
+}
+
 containerd_up() {
 	mkdir -p "$D/containerd" "$D/cni/net.d" "$D/cni/ipam" "$D/runc"
 	cat >"$D/containerd/config.toml" <<EOF
@@ -139,6 +170,7 @@ state = "$D/containerd/state"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
         Root = "$D/runc"
+$(runsc_handler)
   [plugins."io.containerd.grpc.v1.cri".registry]
     config_path = "$HOSTS"
   [plugins."io.containerd.grpc.v1.cri".cni]
@@ -303,6 +335,7 @@ cmd_up() {
 	api /api/v1/namespaces -X POST -H 'Content-Type: application/json' \
 		-d "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$NS\"}}" >/dev/null 2>&1 || true
 	waitfor 60 "the default service account of namespace $NS" ns_ready
+	runtime_class
 	trap - ERR
 	log "up in $((SECONDS - t0)) s; export KUBECONFIG=$KUBECONFIG (namespace $NS)"
 }
@@ -381,6 +414,8 @@ cmd_down() {
 	# Shims outlive a killed containerd: end those of this state dir, by pid.
 	local pid
 	for pid in $(pgrep -f "containerd-shim-runc-v2 -namespace k8s.io .*-address $SOCK" || true); do kill -9 "$pid" 2>/dev/null || true; done
+	# gVisor's sandboxes and gofers outlive their shim: those of this root.
+	for pid in $(pgrep -f -- "--root=$D/runsc" || true); do kill -9 "$pid" 2>/dev/null || true; done
 	# Kubelet cgroups (cgroup v1, cgroupfs driver), innermost first.
 	local ctl
 	for ctl in /sys/fs/cgroup/*/; do

@@ -53,7 +53,7 @@ func TestAdmissionRefusesAtLoad(t *testing.T) {
 	t.Run("--oci-runtime on a backend without it", func(t *testing.T) {
 		code, _, errOut := runRBX(t, "replay", filepath.Join("..", "..", "examples", "run-sh-path", "trajectory.json"), "--runtime", "local", "--oci-runtime", "runsc")
 		assert.Equal(t, 2, code, errOut)
-		assert.Contains(t, errOut, "--oci-runtime runsc: only the docker and containerd runtimes take it, not local")
+		assert.Contains(t, errOut, "--oci-runtime runsc: only the docker, containerd, kubernetes runtimes take it, not local")
 	})
 	t.Run("a policy file", func(t *testing.T) {
 		pol := filepath.Join(t.TempDir(), "policy.yaml")

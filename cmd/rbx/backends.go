@@ -32,7 +32,7 @@ type backendOptions struct {
 	agent       string
 	agentInPods bool
 	// ociRuntime is --oci-runtime (docker: any runtime the engine has;
-	// containerd: runc or runsc).
+	// containerd: runc or runsc; kubernetes: a RuntimeClass).
 	ociRuntime string
 }
 

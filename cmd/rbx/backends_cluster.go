@@ -59,6 +59,11 @@ func clusterBackends(log *slog.Logger, progress io.Writer, o backendOptions) []s
 				if o.agent != "" && o.agentInPods {
 					opts = append(opts, kubernetes.WithAgent(o.agent))
 				}
+				if o.ociRuntime != "" {
+					// The pods' handler is the cluster's: the RuntimeClass
+					// of that name (scripts/k8s-cluster.sh makes runsc).
+					opts = append(opts, kubernetes.WithRuntimeClass(o.ociRuntime))
+				}
 				return kubernetes.New(context.Background(), opts...)
 			},
 			Configured: func() bool { return o.kubeconfig != "" },

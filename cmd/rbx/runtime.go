@@ -43,7 +43,7 @@ func (f *runtimeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.containerdSnap, "containerd-snapshotter", "", containerdSnapshotterUsage)
 	f.registerKubernetes(cmd)
 	f.admission.register(cmd)
-	cmd.Flags().StringVar(&f.ociRuntime, "oci-runtime", "", "the engine's OCI runtime every sandbox runs on, e.g. runsc (gVisor: a second kernel between the policy and the host; docs/isolation.md); docker (an engine-registered runtime), containerd (runc or runsc); default the engine's (runc)")
+	cmd.Flags().StringVar(&f.ociRuntime, "oci-runtime", "", "the engine's OCI runtime every sandbox runs on, e.g. runsc (gVisor: a second kernel between the policy and the host; docs/isolation.md); docker (an engine-registered runtime), containerd (runc or runsc), kubernetes (the RuntimeClass of that name); default the engine's (runc)")
 	cmd.Flags().StringVar(&f.pull, "pull", string(sandbox.PullMissing), "when to pull a task's image from its registry (docker, containerd; kubernetes: the pods' imagePullPolicy): never, missing or always; credentials from ~/.docker/config.json (kubernetes: the cluster's)")
 	cmd.Flags().BoolVar(&f.buildImage, "build-images", true, "build a missing rbx/* base image before use")
 }
@@ -69,13 +69,13 @@ func openRuntime(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slo
 	rt, err := openBackend(ctx, f, errOut, log)
 	if err == nil && f.ociRuntime != "" && !slices.Contains(ociRuntimeBackends, rt.Name()) {
 		rt.Close()
-		return nil, usageError("--oci-runtime %s: only the %s runtimes take it, not %s", f.ociRuntime, strings.Join(ociRuntimeBackends, " and "), rt.Name())
+		return nil, usageError("--oci-runtime %s: only the %s runtimes take it, not %s", f.ociRuntime, strings.Join(ociRuntimeBackends, ", "), rt.Name())
 	}
 	return rt, err
 }
 
 // ociRuntimeBackends are the backends --oci-runtime configures.
-var ociRuntimeBackends = []string{"docker", "containerd"}
+var ociRuntimeBackends = []string{"docker", "containerd", "kubernetes"}
 
 // openBackend is openRuntime's choice of backend.
 func openBackend(ctx context.Context, f runtimeFlags, errOut io.Writer, log *slog.Logger) (sandbox.Runtime, error) {

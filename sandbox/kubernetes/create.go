@@ -28,6 +28,9 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if spec.Image == "" {
 		return nil, fmt.Errorf("create sandbox: %w: image: empty", sandbox.ErrInvalidSpec)
 	}
+	if err := r.checkRuntimeClass(ctx); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
 	r.beat.Start(ctx) // before the first pod exists, so gc elsewhere sees a live owner
 	name := "rbx-" + randomHex(8)
 	pod, err := r.podFor(name, spec)

@@ -16,9 +16,22 @@ var _ sandbox.FeatureReporter = (*Runtime)(nil)
 //     workdir and /tmp), but those start empty, not with the image's files;
 //   - Recycle when the runtime has its agent (WithAgent), for sandboxes
 //     run as root (CheckRecycle).
+//
+// With a RuntimeClass (WithRuntimeClass), whose handler rbx cannot see,
+// fewer, as the test cluster's runsc measured them (its conformance run):
+//   - no PrivateNetwork: its gVisor runs with --network=none, so a pod
+//     has loopback only, whatever the pod network;
+//   - no MemoryLimit: a step over the limit ends the pod's whole gVisor
+//     sandbox, and the step reports exit -1 or 128 ("containerManager.
+//     WaitPID failed: EOF"), neither an OOM kill nor the sandbox gone;
+//   - no Recycle: the agent is not proved under another handler.
 func (r *Runtime) Features() sandbox.Features {
-	return sandbox.Features{
+	f := sandbox.Features{
 		PrivateNetwork: true, ProcessIsolation: true, MemoryLimit: true, FileSizeLimit: true,
 		Recycle: r.cfg.agentImage != "",
 	}
+	if r.cfg.runtimeClass != "" {
+		f.PrivateNetwork, f.MemoryLimit, f.Recycle = false, false, false
+	}
+	return f
 }

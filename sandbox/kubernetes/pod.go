@@ -108,6 +108,9 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 			Volumes: volumes,
 		},
 	}
+	if rc := r.cfg.runtimeClass; rc != "" {
+		pod.Spec.RuntimeClassName = &rc
+	}
 	if spec.Recycle {
 		r.recyclable(pod, spec, toolsSC, small)
 	}

@@ -46,6 +46,7 @@ type Runtime struct {
 	cfg       config
 	beat      *sandbox.Heartbeat // started by the first Create
 	fresh     recycle.Baselines  // recyclable sandboxes' fresh listings, shared by shape
+	rcCheck   runtimeClassCheck  // WithRuntimeClass's, on the first Create
 }
 
 type config struct {
@@ -62,6 +63,7 @@ type config struct {
 	progress     io.Writer
 	beatEvery    time.Duration
 	agentImage   string // "": Spec.Recycle is refused
+	runtimeClass string // "": the node's default handler
 }
 
 // Requests are the resources each pod requests from the scheduler; the

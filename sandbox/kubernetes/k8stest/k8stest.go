@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/kubernetes"
 )
@@ -87,4 +89,24 @@ func NoneLeft(tb testing.TB, rt sandbox.Runtime) {
 	for _, in := range left {
 		tb.Errorf("pod %s (%s) left behind", in.ID, in.State)
 	}
+}
+
+// Runsc is the RuntimeClass scripts/k8s-cluster.sh creates for gVisor.
+const Runsc = "runsc"
+
+// RunscRuntime is Runtime with the pods on RuntimeClass Runsc; it skips
+// tb, with a message, when the cluster has no such class (failing it
+// instead when Required).
+func RunscRuntime(tb testing.TB, opts ...kubernetes.Option) *kubernetes.Runtime {
+	tb.Helper()
+	rt := Runtime(tb, append([]kubernetes.Option{kubernetes.WithRuntimeClass(Runsc)}, opts...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := rt.Clientset().NodeV1().RuntimeClasses().Get(ctx, Runsc, metav1.GetOptions{}); err != nil {
+		if Required() {
+			tb.Fatalf("RuntimeClass %s: %v (scripts/k8s-cluster.sh up creates it once scripts/host-setup.sh runsc installed the wrapper)", Runsc, err)
+		}
+		tb.Skipf("RuntimeClass %s: %v (scripts/k8s-cluster.sh up creates it once scripts/host-setup.sh runsc installed the wrapper)", Runsc, err)
+	}
+	return rt
 }
