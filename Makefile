@@ -73,10 +73,11 @@ endif
 
 # Test artefacts (the dashboard's screenshots) are kept in test-artefacts/.
 # The Python tests run even when a Go test failed (their verdicts are
-# independent); the target fails if either did.
+# independent); the target fails if either did. RBX_RUNTIME=docker: the
+# asyncio client's 64 concurrent episodes run on Docker (test_aio).
 test-run:
 	RBX_TEST_ARTEFACTS=$(CURDIR)/test-artefacts $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS); \
-		rc=$$?; python3 -m unittest discover -s clients/python -v || rc=1; exit $$rc
+		rc=$$?; RBX_RUNTIME=docker python3 -m unittest discover -s clients/python -v || rc=1; exit $$rc
 
 # Every terminal-bench corpus task, not make test's sample: imported, its
 # image built, prefiltered (R = 2) and its broken copy rejected.
