@@ -4,6 +4,11 @@
 # runsc has no containerd-shim-runsc-v1). scripts/host-setup.sh installs it
 # as /usr/local/lib/rbx/runsc, @RUNSC_FLAGS@ replaced by its RUNSC_FLAGS.
 #
+# A kill of a container whose sandbox ended fails with runsc's "sandbox is
+# not running", which the shim takes for a failure; runc's "container not
+# running" it takes for "already gone": said so (else a CRI pod whose
+# gVisor ended cannot be stopped, nor its task deleted).
+#
 # Two things the runc shim expects of runc that runsc does differently, for
 # the second and later containers of a CRI pod (one gVisor sandbox per pod):
 #   - `start` hands the container the stdio of the start command itself,
@@ -27,7 +32,7 @@ for a in "$@"; do
 	esac
 	if [ -z "$cmd" ]; then
 		case $a in
-		create | start) cmd=$a ;;
+		create | start | kill) cmd=$a ;;
 		*) globals="$globals $a" ;;
 		esac
 	fi
@@ -36,6 +41,16 @@ done
 
 case $cmd in
 start) exec $runsc "$@" </dev/null >/dev/null 2>&1 ;;
+kill)
+	out=$($runsc "$@" 2>&1)
+	rc=$?
+	case $rc:$out in
+	0:*) ;;
+	*"sandbox is not running"*) out="container not running ($out)" ;;
+	esac
+	[ -z "$out" ] || printf '%s\n' "$out" >&2
+	exit $rc
+	;;
 create)
 	# A CRI container that is not the pod's sandbox (pause) container.
 	if [ -n "$bundle" ] && [ -n "$pidfile" ] &&
