@@ -71,7 +71,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 			err = fmt.Errorf("create sandbox %s: %w", id, errors.Join(err, sb.Remove(ctx)))
 		}
 	}()
-	if err := sb.start(lctx); err != nil {
+	if err := sb.start(lctx, spec.ReadOnlyRoot); err != nil {
 		return nil, err
 	}
 	if spec.Recycle {
@@ -134,7 +134,7 @@ func (r *Runtime) newContainer(ctx, lctx context.Context, img client.Image, spec
 
 // start creates and starts the container's task (no I/O: the main process
 // only sleeps) and keeps its process spec for the execs.
-func (s *Sandbox) start(ctx context.Context) error {
+func (s *Sandbox) start(ctx context.Context, readOnly bool) error {
 	spec, err := s.container.Spec(ctx)
 	if err != nil {
 		return fmt.Errorf("read spec: %w", engineErr(err))
@@ -145,6 +145,11 @@ func (s *Sandbox) start(ctx context.Context) error {
 		return fmt.Errorf("create task: %w", engineErr(err))
 	}
 	s.task = t
+	if s.runsc && !readOnly {
+		if err := s.keepTmp(); err != nil {
+			return err
+		}
+	}
 	if err := t.Start(ctx); err != nil {
 		return fmt.Errorf("start task: %w", engineErr(err))
 	}

@@ -3,7 +3,9 @@ package containerd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 
@@ -67,4 +69,39 @@ func onRunsc(ctx context.Context, c client.Container) (bool, error) {
 	}
 	o, ok := v.(*options.Options)
 	return ok && o.BinaryName == RunscWrapper, nil
+}
+
+// runscTmpKeep is the file that keeps gVisor's hands off a writable
+// root's /tmp (see keepTmp).
+const runscTmpKeep = ".rbx-gvisor"
+
+// keepTmp puts an empty file in the /tmp of a created, not yet started,
+// gVisor sandbox with a writable root. gVisor mounts an in-memory tmpfs
+// of its own over an empty /tmp that is not a mount: nothing rbx writes
+// there from the host (WriteFiles) would be seen inside, nor anything a
+// step leaves there read back. It leaves a /tmp that holds a file alone.
+func (s *Sandbox) keepTmp() error {
+	root, err := s.rootPath()
+	if err != nil {
+		return fmt.Errorf("keep /tmp from gVisor: %w", err)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return fmt.Errorf("keep /tmp from gVisor: %w", err)
+	}
+	defer r.Close()
+	switch err := r.Mkdir("tmp", 0o777); {
+	case errors.Is(err, fs.ErrExist):
+	case err != nil:
+		return fmt.Errorf("keep /tmp from gVisor: %w", err)
+	default: // os.Root takes no sticky bit at Mkdir
+		if err := r.Chmod("tmp", 0o777|fs.ModeSticky); err != nil {
+			return fmt.Errorf("keep /tmp from gVisor: %w", err)
+		}
+	}
+	f, err := r.OpenFile("tmp/"+runscTmpKeep, os.O_CREATE|os.O_WRONLY, 0o444)
+	if err != nil {
+		return fmt.Errorf("keep /tmp from gVisor: %w", err)
+	}
+	return f.Close()
 }

@@ -30,7 +30,9 @@ func (s *suite) testFiles(t *testing.T) {
 		{"nested new parents", "deep/er/and/deeper/f.txt", "", "deep/er/and/deeper/f.txt", []byte("nested")},
 		{"absolute in workdir", path.Join(s.workdir(), "abs.txt"), "abs.txt", "abs.txt", []byte("abs")},
 		{"relative read absolute", "rel.txt", path.Join(s.workdir(), "rel.txt"), "", []byte("rel")},
-		{"absolute outside workdir", "/tmp/rbx-suite/out.txt", "", "", []byte("outside")},
+		// /tmp: gVisor mounts its own tmpfs over an empty /tmp that is
+		// not a mount, where a file written from the host went unseen.
+		{"absolute outside workdir", "/tmp/rbx-suite/out.txt", "", "/tmp/rbx-suite/out.txt", []byte("outside")},
 		{"binary", "bin.dat", "", "", binary},
 		{"empty", "empty.txt", "", "empty.txt", []byte{}},
 	}
@@ -66,11 +68,19 @@ func (s *suite) testFiles(t *testing.T) {
 		res := runOK(t, sb, "[ -x bin/hello.sh ] && ./bin/hello.sh world")
 		assert.Equal(t, "hello world\n", string(res.Output))
 	})
+	t.Run("a batch in /tmp", func(t *testing.T) {
+		require.NoError(t, sb.WriteFiles(ctx, []sandbox.File{{Path: "/tmp/rbx-batch/a.txt", Data: []byte("batch")}}))
+		res := runOK(t, sb, "cat /tmp/rbx-batch/a.txt")
+		assert.Equal(t, "batch", string(res.Output), "the session sees what rbx wrote in /tmp")
+	})
 	t.Run("written by shell", func(t *testing.T) {
-		runOK(t, sb, "mkdir -p made && printf 'from shell' > made/by.txt")
+		runOK(t, sb, "mkdir -p made && printf 'from shell' > made/by.txt && printf 'in tmp' > /tmp/rbx-by-shell.txt")
 		got, err := sb.ReadFile(ctx, "made/by.txt")
 		require.NoError(t, err)
 		assert.Equal(t, "from shell", string(got))
+		got, err = sb.ReadFile(ctx, "/tmp/rbx-by-shell.txt")
+		require.NoError(t, err, "a file a step left in /tmp is read back")
+		assert.Equal(t, "in tmp", string(got))
 	})
 }
 
