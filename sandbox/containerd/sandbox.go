@@ -124,7 +124,8 @@ func (r *Runtime) remove(ctx context.Context, c client.Container) error {
 // without the kill when the kill fails: runsc answers a kill of a sandbox
 // that ended (its Sentry OOM-killed, say) with "sandbox is not running",
 // which the runc shim, unlike runc's "container not running", does not
-// take for "not found".
+// take for "not found" (RunscWrapper rewrites it; a runsc without the
+// wrapper's rewrite still gets its sandboxes removed).
 func deleteTask(ctx context.Context, t client.Task) error {
 	_, err := t.Delete(ctx, client.WithProcessKill)
 	if err == nil || cerrdefs.IsNotFound(err) {
