@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"fmt"
 	"context"
 	"errors"
 	"net"
@@ -62,7 +63,28 @@ func (s *Sandbox) checkRunning(ctx context.Context) error {
 	case err != nil:
 		return nil
 	}
-	return podGone(p)
+	if gerr := podGone(p); gerr != nil || s.rt.cfg.runtimeClass == "" {
+		return gerr
+	}
+	return s.probeStopped(ctx)
+}
+
+// probeStopped asks the pod itself whether it still runs, for pods of a
+// RuntimeClass (gVisor): there one process past the memory limit ends the
+// pod's whole sandbox, and the status still says Running until the
+// kubelet's next relist, while the step that died reports only a broken
+// exec. A pod that cannot start an exec is gone.
+func (s *Sandbox) probeStopped(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, inspectTimeout)
+	defer cancel()
+	_, code, err := s.runShort(ctx, "true", nil, nil)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		return &sandbox.GoneError{ID: s.id, Cause: sandbox.CauseExited, Detail: "the pod's sandbox no longer runs: " + err.Error()}
+	case err == nil && code != 0:
+		return &sandbox.GoneError{ID: s.id, Cause: sandbox.CauseExited, Detail: fmt.Sprintf("the pod's sandbox no longer runs: an exec of true exited %d", code)}
+	}
+	return nil
 }
 
 // podGone returns the *sandbox.GoneError that p's status shows, or nil

@@ -38,3 +38,26 @@ func TestIntegrationRunscIsGVisor(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(res.Output), "gVisor")
 }
+
+// TestIntegrationRunscMemoryEndsPod: under gVisor a step past the memory
+// limit ends the pod's whole sandbox (the node's OOM killer kills the
+// Sentry); that must be reported as the sandbox gone, in both modes, not
+// as the step's exit status.
+func TestIntegrationRunscMemoryEndsPod(t *testing.T) {
+	rt := k8stest.RunscRuntime(t)
+	t.Cleanup(func() { k8stest.NoneLeft(t, rt) })
+	for _, mode := range []sandbox.Mode{sandbox.ModeSession, sandbox.ModeExec} {
+		t.Run(string(mode), func(t *testing.T) {
+			sb, err := rt.Create(context.Background(), sandbox.Spec{Image: busyboxImage, Mode: mode,
+				Limits: sandbox.Limits{MemoryBytes: 64 << 20}})
+			t.Cleanup(func() {
+				if sb != nil {
+					_ = sb.Remove(context.Background())
+				}
+			})
+			require.NoError(t, err)
+			_, err = sb.Exec(context.Background(), sandbox.ExecRequest{Command: "head -c 400000000 /dev/zero | tail -n 1 | wc -c"})
+			require.ErrorIs(t, err, sandbox.ErrSandboxGone, "the pod's gVisor ended: reported as the sandbox gone")
+		})
+	}
+}
