@@ -1,9 +1,9 @@
 package kubernetes
 
 import (
-	"fmt"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"time"
 
