@@ -29,6 +29,28 @@ def run(coro):
     return asyncio.run(coro)
 
 
+
+def engine_containers(label):
+    """Every container with label, from the Docker Engine API on its unix
+    socket (stdlib only: the machine need not have the docker CLI)."""
+    import http.client
+    import socket
+    import urllib.parse
+
+    class UnixConnection(http.client.HTTPConnection):
+        def connect(self):
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.connect(os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")[len("unix://"):])
+
+    conn = UnixConnection("localhost", timeout=30)
+    query = urllib.parse.urlencode({"all": "1", "filters": json.dumps({"label": [label]})})
+    conn.request("GET", "/v1.41/containers/json?" + query)
+    resp = conn.getresponse()
+    body = resp.read()
+    conn.close()
+    assert resp.status == 200, "engine: %s %s" % (resp.status, body[:200])
+    return json.loads(body)
+
 class AsyncServeTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -52,9 +74,9 @@ class AsyncServeTest(unittest.TestCase):
         shutil.rmtree(cls.dir, ignore_errors=True)
         assert code == 0, "rbx serve exited %s: %s" % (code, err)
         if RUNTIME == "docker":  # no container of this server left (owner: HOST_PID_START)
-            out = subprocess.run(["docker", "ps", "-a", "--filter", "label=rbx.managed", "--format",
-                                  '{{.ID}} {{.Label "rbx.owner"}}'], capture_output=True, text=True, check=True)
-            left = [line for line in out.stdout.splitlines() if "_%d_" % cls.server.proc.pid in line]
+            left = ["%s %s" % (c["Id"][:12], c["Labels"].get("rbx.owner", ""))
+                    for c in engine_containers("rbx.managed")
+                    if "_%d_" % cls.server.proc.pid in c["Labels"].get("rbx.owner", "")]
             assert not left, "containers left: %s" % left
             print("docker: no container of rbx serve (pid %d) left" % cls.server.proc.pid, file=sys.stderr)
 
