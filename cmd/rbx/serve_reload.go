@@ -109,19 +109,28 @@ func (r *reloader) reload(ctx context.Context, why string) {
 		why, len(res.Added), added, res.Unchanged, len(refused))
 }
 
-// tasksFingerprint digests what a reload reads under dir: every task and
-// trajectory file's path, size and modification time (not contents: a
-// directory of thousands of tasks is walked every interval).
+// tasksFingerprint digests what a reload reads under dir, as
+// prefilter.Discover walks it (entries starting with "." skipped): every
+// task and trajectory file's path, size and modification time, through
+// symlinks (not contents: a directory of thousands of tasks is walked
+// every interval). Through symlinks, because a mounted ConfigMap's files
+// are links into a hidden directory it swaps on each update.
 func tasksFingerprint(dir string) ([32]byte, error) {
 	h := sha256.New()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() || !slices.Contains([]string{".yaml", ".yml", ".json", ".jsonl"}, filepath.Ext(p)) {
 			return nil
 		}
-		info, err := d.Info()
+		info, err := os.Stat(p)
 		if err != nil {
 			return err
 		}
