@@ -83,7 +83,23 @@ type walked struct {
 
 // walk sorts the files under dir.
 func (w *walked) walk(dir string) error {
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := WalkFiles(dir, func(p string, _ fs.FileInfo) error {
+		w.file(p, false)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("discover %s: %w", dir, err)
+	}
+	return nil
+}
+
+// WalkFiles calls fn, in lexical order, with every file Find reads under
+// dir: regular files, and symlinks to regular files (a mounted ConfigMap's
+// files are links into a hidden directory it swaps on each update), with
+// the file's own info; hidden entries ("." first) are skipped, directories
+// not followed through links.
+func WalkFiles(dir string, fn func(p string, info fs.FileInfo) error) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -93,16 +109,15 @@ func (w *walked) walk(dir string) error {
 			}
 			return nil
 		}
-		if d.IsDir() || !d.Type().IsRegular() {
+		if d.IsDir() || !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}
-		w.file(p, false)
-		return nil
+		info, err := os.Stat(p) // through a link
+		if err != nil || !info.Mode().IsRegular() {
+			return nil // a dangling link, or a link to a directory: no task file
+		}
+		return fn(p, info)
 	})
-	if err != nil {
-		return fmt.Errorf("discover %s: %w", dir, err)
-	}
-	return nil
 }
 
 // file sorts one file; named is set for a file given on the command line,

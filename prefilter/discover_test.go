@@ -72,3 +72,27 @@ func write(t *testing.T, dir, name, content string) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 }
+
+// TestDiscoverThroughLinks: a mounted ConfigMap's layout (its files are
+// links into a hidden directory) is discovered through its links, the
+// hidden directory itself not a second time, the task's directories not
+// walked through their links; a dangling link is no file.
+func TestDiscoverThroughLinks(t *testing.T) {
+	src := filepath.Join("..", "examples", "run-sh-path")
+	dir := t.TempDir()
+	hidden := filepath.Join(dir, "..2026_12_03")
+	require.NoError(t, os.CopyFS(hidden, os.DirFS(src)))
+	require.NoError(t, os.Symlink(filepath.Base(hidden), filepath.Join(dir, "..data")))
+	entries, err := os.ReadDir(hidden)
+	require.NoError(t, err)
+	for _, e := range entries { // task.yaml, trajectory.json and the directories the task copies
+		require.NoError(t, os.Symlink(filepath.Join("..data", e.Name()), filepath.Join(dir, e.Name())))
+	}
+	require.NoError(t, os.Symlink("missing.json", filepath.Join(dir, "dangling.json")))
+	items, err := prefilter.Discover(dir)
+	require.NoError(t, err)
+	require.Len(t, items, 1)
+	require.NoError(t, items[0].Err)
+	assert.Equal(t, "run-sh-path", items[0].Task.ID)
+	assert.Equal(t, filepath.Join(dir, "trajectory.json"), items[0].Key.File)
+}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/prefilter"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/server"
 )
@@ -109,32 +110,17 @@ func (r *reloader) reload(ctx context.Context, why string) {
 		why, len(res.Added), added, res.Unchanged, len(refused))
 }
 
-// tasksFingerprint digests what a reload reads under dir, as
-// prefilter.Discover walks it (entries starting with "." skipped): every
-// task and trajectory file's path, size and modification time, through
-// symlinks (not contents: a directory of thousands of tasks is walked
-// every interval). Through symlinks, because a mounted ConfigMap's files
-// are links into a hidden directory it swaps on each update.
+// tasksFingerprint digests what a reload reads under dir (the files
+// prefilter.Find walks): each task and trajectory file's path, size and
+// modification time, through symlinks (a mounted ConfigMap's update swaps
+// a hidden directory under its links), not contents: a directory of
+// thousands of tasks is walked every interval.
 func tasksFingerprint(dir string) ([32]byte, error) {
 	h := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	err := prefilter.WalkFiles(dir, func(p string, info fs.FileInfo) error {
+		if slices.Contains([]string{".yaml", ".yml", ".json", ".jsonl"}, filepath.Ext(p)) {
+			fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, info.Size(), info.ModTime().UnixNano())
 		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !slices.Contains([]string{".yaml", ".yml", ".json", ".jsonl"}, filepath.Ext(p)) {
-			return nil
-		}
-		info, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, info.Size(), info.ModTime().UnixNano())
 		return nil
 	})
 	var sum [32]byte
