@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,7 @@ type Handler struct {
 	up      websocket.Upgrader
 	mux     *http.ServeMux
 	base    context.Context
+	paths   []string // the routes' paths, prefix included
 }
 
 // Metadata is GET /metadata's answer.
@@ -72,44 +74,32 @@ func New(be Backend, opts ...Option) *Handler {
 	h.up = websocket.Upgrader{HandshakeTimeout: 10 * time.Second}
 	h.mux = http.NewServeMux()
 	for _, r := range []struct {
-		pattern string
-		f       http.HandlerFunc
+		method, path string
+		f            http.HandlerFunc
 	}{
-		{"GET /ws", h.ws},
-		{"GET /health", h.health},
-		{"GET /openapi.json", h.openapi},
-		{"GET /schema", h.schema},
-		{"GET /metadata", h.metadata},
-		{"POST /mcp", h.mcp},
-		{"POST /reset", h.statelessReset},
-		{"POST /step", h.statelessStep},
-		{"GET /state", h.statelessState},
+		{"GET", "/ws", h.ws},
+		{"GET", "/health", h.health},
+		{"GET", "/openapi.json", h.openapi},
+		{"GET", "/schema", h.schema},
+		{"GET", "/metadata", h.metadata},
+		{"POST", "/mcp", h.mcp},
+		{"POST", "/reset", h.statelessReset},
+		{"POST", "/step", h.statelessStep},
+		{"GET", "/state", h.statelessState},
 	} {
-		method, path, _ := strings.Cut(r.pattern, " ")
-		h.mux.HandleFunc(method+" "+h.prefix+path, r.f)
+		h.mux.HandleFunc(r.method+" "+h.prefix+r.path, r.f)
+		h.paths = append(h.paths, h.prefix+r.path)
 	}
 	return h
 }
 
-// Patterns are the routes the handler serves, for mounting on a mux.
-func (h *Handler) Patterns() []string {
-	var out []string
-	for _, p := range []string{"/ws", "/health", "/openapi.json", "/schema", "/metadata", "/mcp", "/reset", "/step", "/state"} {
-		out = append(out, h.prefix+p)
-	}
-	return out
-}
+// Patterns are the routes' paths, for mounting on a mux.
+func (h *Handler) Patterns() []string { return slices.Clone(h.paths) }
 
 // Owns reports whether path is one of the handler's routes (under its
-// secret prefix, which is then the request's credential).
-func (h *Handler) Owns(path string) bool {
-	for _, p := range h.Patterns() {
-		if path == p {
-			return true
-		}
-	}
-	return false
-}
+// secret prefix, which is then the request's credential). It runs on
+// every request of the server it is mounted on.
+func (h *Handler) Owns(path string) bool { return slices.Contains(h.paths, path) }
 
 // Active is the number of open /ws sessions.
 func (h *Handler) Active() int { return int(h.active.Load()) }
