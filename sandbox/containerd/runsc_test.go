@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -38,15 +37,5 @@ func TestIntegrationRunscRefusesReadOnlyRoot(t *testing.T) {
 // boot log), not the host's: a runtime that fell back to runc would pass
 // the suite as well.
 func TestIntegrationRunscIsGVisor(t *testing.T) {
-	rt := containerdtest.RunscRuntime(t, testImage)
-	sb, err := rt.Create(context.Background(), sandbox.Spec{Image: testImage, Mode: sandbox.ModeExec})
-	t.Cleanup(func() {
-		if sb != nil {
-			_ = sb.Remove(context.Background())
-		}
-	})
-	require.NoError(t, err)
-	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: "dmesg | head -n 1"})
-	require.NoError(t, err)
-	assert.Contains(t, string(res.Output), "gVisor")
+	sandboxtest.RunIsGVisor(t, containerdtest.RunscRuntime(t, testImage), sandbox.Spec{Image: testImage})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -27,16 +26,7 @@ func TestIntegrationConformanceRunsc(t *testing.T) {
 func TestIntegrationRunscIsGVisor(t *testing.T) {
 	rt := k8stest.RunscRuntime(t)
 	t.Cleanup(func() { k8stest.NoneLeft(t, rt) })
-	sb, err := rt.Create(context.Background(), sandbox.Spec{Image: busyboxImage, Mode: sandbox.ModeExec})
-	t.Cleanup(func() {
-		if sb != nil {
-			_ = sb.Remove(context.Background())
-		}
-	})
-	require.NoError(t, err)
-	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Command: "dmesg | head -n 1"})
-	require.NoError(t, err)
-	assert.Contains(t, string(res.Output), "gVisor")
+	sandboxtest.RunIsGVisor(t, rt, sandbox.Spec{Image: busyboxImage})
 }
 
 // TestIntegrationRunscMemoryEndsPod: under gVisor a step past the memory
