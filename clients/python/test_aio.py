@@ -10,7 +10,6 @@ import os
 import shutil
 import ssl
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -19,7 +18,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from rbx import AsyncClient, AsyncEnv, RbxError, ResetFailed, async_reset_group, reference_calls  # noqa: E402
-from test_rbx_client import DIVERGE_TASK, DIVERGE_TRAJ, ROOT, TASK, WRONG, Server  # noqa: E402
+from test_rbx_client import DIVERGE_TASK, DIVERGE_TRAJ, ROOT, TASK, WRONG, Server, tls_server  # noqa: E402
 
 N = int(os.environ.get("RBX_TEST_EPISODES", "64"))
 RUNTIME = os.environ.get("RBX_RUNTIME", "local")
@@ -335,17 +334,7 @@ class HTTPDetailsTest(unittest.TestCase):
 class AsyncSecurityTest(unittest.TestCase):
     @unittest.skipUnless(shutil.which("openssl"), "openssl makes the test certificate")
     def test_https_token(self):
-        d = tempfile.mkdtemp(prefix="rbx-aio-tls-")
-        self.addCleanup(shutil.rmtree, d, True)
-        shutil.copytree(os.path.join(ROOT, "examples", TASK), os.path.join(d, "tasks", TASK))
-        cert, key, token = (os.path.join(d, n) for n in ("cert.pem", "key.pem", "token"))
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
-        with open(token, "w") as f:
-            f.write("s3cret\n")
-        srv = Server(os.path.join(d, "tasks"), os.path.join(d, "s.db"), "--token-file", token,
-                     "--tls-cert", cert, "--tls-key", key)
+        srv, cert = tls_server(self, "rbx-aio-tls-")
         try:
             self.assertTrue(srv.url.startswith("https://"), srv.url)
 

@@ -59,6 +59,26 @@ class Server:
         return self.proc.returncode, err
 
 
+
+def tls_server(test, prefix):
+    """A `rbx serve` of TASK over HTTPS (a self-signed certificate for
+    127.0.0.1, made by openssl) with the token "s3cret"; the directory is
+    removed at the test's cleanup. Returns the server and the certificate's
+    path (the client's cafile)."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    test.addCleanup(shutil.rmtree, d, True)
+    shutil.copytree(os.path.join(ROOT, "examples", TASK), os.path.join(d, "tasks", TASK))
+    cert, key, token = (os.path.join(d, n) for n in ("cert.pem", "key.pem", "token"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    with open(token, "w") as f:
+        f.write("s3cret\n")
+    srv = Server(os.path.join(d, "tasks"), os.path.join(d, "s.db"), "--token-file", token,
+                 "--tls-cert", cert, "--tls-key", key)
+    return srv, cert
+
+
 class ServeTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -319,17 +339,7 @@ class SecurityTest(unittest.TestCase):
 
     @unittest.skipUnless(shutil.which("openssl"), "openssl makes the test certificate")
     def test_https_with_cafile(self):
-        d = tempfile.mkdtemp(prefix="rbx-client-tls-")
-        self.addCleanup(shutil.rmtree, d, True)
-        shutil.copytree(os.path.join(ROOT, "examples", TASK), os.path.join(d, "tasks", TASK))
-        cert, key, token = (os.path.join(d, n) for n in ("cert.pem", "key.pem", "token"))
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
-        with open(token, "w") as f:
-            f.write("s3cret\n")
-        srv = Server(os.path.join(d, "tasks"), os.path.join(d, "s.db"), "--token-file", token,
-                     "--tls-cert", cert, "--tls-key", key)
+        srv, cert = tls_server(self, "rbx-client-tls-")
         try:
             self.assertTrue(srv.url.startswith("https://"), srv.url)
             with self.assertRaises(urllib.error.URLError) as cm:
