@@ -124,3 +124,25 @@ def reference_calls(trajectory: Mapping[str, Any], start: int = 0) -> List[Tuple
         args = {k: v for k, v in step.items() if k not in common}
         out.append((i, {"name": step["action"], "arguments": args}, step.get("tokens")))
     return out
+
+
+class EnvState:
+    """What Env and AsyncEnv share: Gymnasium's class attributes (tool calls
+    and chat messages: no gymnasium.spaces, standard library only;
+    info["tools"] lists the actions' JSON schemas) and the current
+    episode's state."""
+
+    metadata: Dict[str, Any] = {"render_modes": []}
+    render_mode = None
+    spec = None
+    action_space = None
+    observation_space = None
+
+    def _init_state(self, task: Optional[str]) -> None:
+        self.task = task
+        self.episode_id: Optional[str] = None
+        self.messages: Optional[List[Dict[str, Any]]] = None
+        self.info: Optional[Dict[str, Any]] = None
+        self.tools: Optional[List[Dict[str, Any]]] = None
+        self.verdict: Optional[Dict[str, Any]] = None
+        self._last: Dict[str, Any] = {}

@@ -31,7 +31,7 @@ import ssl
 import urllib.parse
 from typing import Any, AsyncIterator, Dict, List, Mapping, Optional, Tuple, cast
 
-from ._common import (JSON, Checkpoint, RbxError, ToolCall, check_reset_options, episode_info, episodes_query,
+from ._common import (JSON, Checkpoint, EnvState, RbxError, ToolCall, check_reset_options, episode_info, episodes_query,
                       error_from_body, needs_verdict, query, reset_body, step_body)
 from ._version import __version__
 
@@ -374,31 +374,20 @@ class AsyncClient:
         return await self._call_obj("GET", "/v1/tasks/%s/references/%d" % (task, version))
 
 
-class AsyncEnv:
+class AsyncEnv(EnvState):
     """rbx.Env as coroutines: one episode at a time of one task, with
     Gymnasium's signatures (await env.reset(seed=, options=), await
     env.step(action), await env.close()). Many AsyncEnvs share one
     AsyncClient (its pool and its max_concurrency); pass a client, or a
     url (the AsyncEnv then owns a client of its own, closed by close())."""
 
-    metadata: Dict[str, Any] = {"render_modes": []}
-    render_mode = None
-    spec = None
-    action_space = None
-    observation_space = None
 
     def __init__(self, client: "AsyncClient | str", task: Optional[str] = None, token: Optional[str] = None,
                  timeout: float = 600.0, cafile: Optional[str] = None) -> None:
         self._owns = isinstance(client, str)
         self.client: AsyncClient = AsyncClient(client, token, timeout, cafile=cafile) if isinstance(client, str) \
             else client
-        self.task = task
-        self.episode_id: Optional[str] = None
-        self.messages: Optional[List[Dict[str, Any]]] = None
-        self.info: Optional[Dict[str, Any]] = None
-        self.tools: Optional[List[Dict[str, Any]]] = None
-        self.verdict: Optional[Dict[str, Any]] = None
-        self._last: Dict[str, Any] = {}
+        self._init_state(task)
 
     @property
     def unwrapped(self) -> "AsyncEnv":

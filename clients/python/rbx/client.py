@@ -32,7 +32,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, cast
 
-from ._common import (JSON, Checkpoint, RbxError, ResetFailed, ToolCall, check_reset_options, episode_info,
+from ._common import (JSON, Checkpoint, EnvState, RbxError, ResetFailed, ToolCall, check_reset_options, episode_info,
                       episodes_query, error_from_body, needs_verdict, query, reference_calls, reset_body, step_body)
 
 __all__ = ["Client", "Env", "GroupReset", "RbxError", "ResetFailed", "reference_calls", "reset_group"]
@@ -172,7 +172,7 @@ class Client:
         return self._call_obj("GET", "/v1/tasks/%s/references/%d" % (task, version))
 
 
-class Env:
+class Env(EnvState):
     """One episode at a time of one task, with Gymnasium's signatures.
 
     reset(*, seed=None, options=None) -> (observation, info): observation
@@ -198,14 +198,6 @@ class Env:
     GroupReset hand out many at once, from any thread).
     """
 
-    metadata: Dict[str, Any] = {"render_modes": []}
-    render_mode = None
-    spec = None
-    # Tool calls and chat messages: no gymnasium.spaces (standard library
-    # only); info["tools"] lists the actions' JSON schemas.
-    action_space = None
-    observation_space = None
-
     def __init__(self, url: Optional[str], task: Optional[str] = None, token: Optional[str] = None,
                  timeout: float = 600.0, client: Optional[Client] = None, cafile: Optional[str] = None) -> None:
         if client is None:
@@ -213,13 +205,7 @@ class Env:
                 raise ValueError("Env: give a url or a client")
             client = Client(url, token, timeout, cafile=cafile)
         self.client: Client = client
-        self.task = task
-        self.episode_id: Optional[str] = None
-        self.messages: Optional[List[Dict[str, Any]]] = None
-        self.info: Optional[Dict[str, Any]] = None
-        self.tools: Optional[List[Dict[str, Any]]] = None
-        self.verdict: Optional[Dict[str, Any]] = None
-        self._last: Dict[str, Any] = {}
+        self._init_state(task)
 
     @property
     def unwrapped(self) -> "Env":
