@@ -13,7 +13,7 @@ var _ sandbox.FeatureReporter = (*Runtime)(nil)
 //   - no PrivateNetwork: RunscWrapper runs runsc with --network=none;
 //   - no PidsLimit: the task's processes are the Sentry's, which the
 //     cgroup does not count (104 seen under a limit of 24); it bounds
-//     gVisor's own threads, at least runscPidsFloor, and 100 processes at
+//     gVisor's own threads, at least sandbox.RunscPidsFloor, and 100 processes at
 //     once ended the sandbox (exit 2);
 //   - no ReadOnlyRoot: refused (see checkOCIRuntime);
 //   - no Recycle: the agent is not proved under gVisor.
@@ -32,17 +32,10 @@ func (r *Runtime) Features() sandbox.Features {
 	return f
 }
 
-// runscPidsFloor is the least pids limit a runsc sandbox's cgroup gets:
-// under gVisor the cgroup holds the Sentry's and the gofer's threads, not
-// the task's processes, and a task's small limit (128) ended sandboxes on
-// the docker backend while a second exec ran.
-const runscPidsFloor = 1024
-
-// ociLimits are l as the cgroup gets them: on runsc the pids limit is
-// raised to runscPidsFloor, since it bounds gVisor's threads, not the task.
+// ociLimits are l as the cgroup gets them (sandbox.Limits.OnRunsc on runsc).
 func (r *Runtime) ociLimits(l sandbox.Limits) sandbox.Limits {
-	if r.oci.name == Runsc && l.Pids < runscPidsFloor {
-		l.Pids = runscPidsFloor
+	if r.oci.name == Runsc {
+		return l.OnRunsc()
 	}
 	return l
 }

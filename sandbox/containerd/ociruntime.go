@@ -14,7 +14,7 @@ import (
 )
 
 // Runsc is gVisor's OCI runtime, the one name WithOCIRuntime takes.
-const Runsc = "runsc"
+const Runsc = sandbox.Runsc
 
 // RunscWrapper is the executable the runc shim runs in runc's place under
 // WithOCIRuntime(Runsc): /usr/bin/runsc with rbx's flags, which the shim's

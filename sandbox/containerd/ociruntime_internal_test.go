@@ -26,7 +26,7 @@ func TestRunscFeaturesAndLimits(t *testing.T) {
 	f := r.Features()
 	assert.False(t, f.PidsLimit || f.PrivateNetwork || f.ReadOnlyRoot || f.Recycle, "%+v", f)
 	assert.True(t, f.MemoryLimit && f.User && f.FileSizeLimit, "%+v", f)
-	assert.Equal(t, int64(runscPidsFloor), r.ociLimits(sandbox.Limits{Pids: 128}).Pids)
+	assert.Equal(t, int64(sandbox.RunscPidsFloor), r.ociLimits(sandbox.Limits{Pids: 128}).Pids)
 	assert.Equal(t, int64(4096), r.ociLimits(sandbox.Limits{Pids: 4096}).Pids)
 	assert.Equal(t, int64(128), (&Runtime{}).ociLimits(sandbox.Limits{Pids: 128}).Pids, "runc keeps the task's limit")
 	assert.Nil(t, (&Runtime{}).runtimeOptions())

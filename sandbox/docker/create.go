@@ -172,15 +172,11 @@ func (r *Runtime) createContainer(ctx context.Context, spec sandbox.Spec, cfg *c
 	}
 	for {
 		cfg.Labels[AnnotationPrefix+sandbox.AnnotationDiskBound] = string(bound)
+		if r.oci.name == Runsc {
+			spec.Limits = spec.Limits.OnRunsc()
+		}
 		hc := hostConfig(spec)
 		hc.Runtime = r.oci.name
-		if r.oci.name == Runsc && *hc.PidsLimit < runscPidsFloor {
-			// The cgroup bounds gVisor's own threads, not the task's
-			// processes (they are the Sentry's goroutines): a task's
-			// small limit would starve the Sentry and end the sandbox.
-			floor := int64(runscPidsFloor)
-			hc.PidsLimit = &floor
-		}
 		applyDiskBound(hc, spec, bound, owner, r.volumeLabels(spec))
 		if r.oci.name == Runsc && !spec.ReadOnlyRoot {
 			hc.Mounts = append(hc.Mounts, runscTmp(r.volumeLabels(spec)))

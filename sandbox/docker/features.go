@@ -12,7 +12,7 @@ var _ sandbox.FeatureReporter = (*Runtime)(nil)
 //     give it);
 //   - no PidsLimit: the task's processes are gVisor's kernel's (the
 //     Sentry's) goroutines, which the cgroup does not count; the cgroup
-//     bounds the Sentry's threads, at least runscPidsFloor;
+//     bounds the Sentry's threads, at least sandbox.RunscPidsFloor;
 //   - no MemoryLimit as the suite means it: the limit holds, but a step
 //     over it takes the whole sandbox down (the Sentry is what the
 //     kernel's OOM killer kills), not the step alone;
@@ -29,10 +29,4 @@ func (r *Runtime) Features() sandbox.Features {
 }
 
 // Runsc is gVisor's OCI runtime, as scripts/host-setup.sh registers it.
-const Runsc = "runsc"
-
-// runscPidsFloor is the least pids limit a runsc sandbox's cgroup gets:
-// under gVisor the cgroup holds the Sentry's and the gofer's threads, not
-// the task's processes, and a task's limit of 128 ended sandboxes while a
-// second exec ran (docs/isolation.md).
-const runscPidsFloor = 1024
+const Runsc = sandbox.Runsc
