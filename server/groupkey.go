@@ -21,12 +21,12 @@ type keyedGroups struct {
 
 type groupID struct{ task, key string }
 
-// keyedGroup is one open group: where it starts and who is in it.
+// keyedGroup is one open group: where it starts, since when, and
+// whether it still takes members.
 type keyedGroup struct {
 	k       int
 	purpose string
 	opened  time.Time
-	members int
 	ended   bool
 }
 
@@ -34,11 +34,11 @@ func newKeyedGroups(window time.Duration, max int) *keyedGroups {
 	return &keyedGroups{window: window, max: max, m: map[groupID]*keyedGroup{}}
 }
 
-// checkpoint returns the k of the open group of (task, key), counting n
-// more members (join tells the curriculum), or opens a new group at the k
+// checkpoint returns the k of the open group of (task, key), the reset's
+// members counted by join (the curriculum), or opens a new group at the k
 // pick chooses. Under the lock, so that the first members of a group that
 // reset at once do not each pick a k.
-func (g *keyedGroups) checkpoint(task, key string, n int, pick func() (int, string, error), join func(k int) error) (int, string, error) {
+func (g *keyedGroups) checkpoint(task, key string, pick func() (int, string, error), join func(k int) error) (int, string, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	id := groupID{task, key}
@@ -46,7 +46,6 @@ func (g *keyedGroups) checkpoint(task, key string, n int, pick func() (int, stri
 		if err := join(kg.k); err != nil {
 			return 0, "", err
 		}
-		kg.members += n
 		return kg.k, kg.purpose, nil
 	}
 	k, purpose, err := pick()
@@ -59,7 +58,7 @@ func (g *keyedGroups) checkpoint(task, key string, n int, pick func() (int, stri
 	for len(g.order) >= g.max {
 		g.drop(g.order[0])
 	}
-	g.m[id] = &keyedGroup{k: k, purpose: purpose, opened: now(), members: n}
+	g.m[id] = &keyedGroup{k: k, purpose: purpose, opened: now()}
 	g.order = append(g.order, id)
 	return k, purpose, nil
 }

@@ -54,7 +54,7 @@ func (b *openenvBackend) Step(ctx context.Context, id string, call openenv.ToolC
 		return b.end(ctx, id, map[string]any{"truncated": TruncStepLimit})
 	case aerr.Code == CodeSandboxLost:
 		zero := 0.0
-		return openenv.Result{Observation: map[string]any{"error": &openenv.ToolError{Type: "execution_error", Message: aerr.Message}},
+		return openenv.Result{Observation: map[string]any{"error": openenv.ExecutionError("%s", aerr.Message)},
 			Reward: &zero, Done: true}, nil
 	default:
 		return openenv.Result{}, openenvErr(aerr)

@@ -133,7 +133,7 @@ func (s *Server) checkpoint(e *Entry, req ResetRequest) (int, string, *APIError)
 			k, p, err = pick()
 		} else {
 			join := func(k int) error { return s.eng.JoinGroup(e.Task.ID, k, req.Group) }
-			k, p, err = s.groups.checkpoint(e.Task.ID, req.GroupKey, req.Group, pick, join)
+			k, p, err = s.groups.checkpoint(e.Task.ID, req.GroupKey, pick, join)
 		}
 		if err != nil {
 			return 0, "", apiErr(http.StatusInternalServerError, CodeInternal, "curriculum: %v", err)

@@ -18,8 +18,6 @@ const (
 	errorTypeNotFound   = "tool_not_found"
 	errorTypeInvalid    = "invalid_args"
 	errorTypeExecution  = "execution_error"
-	errorTypeTimeout    = "timeout"
-	errorTypeTransport  = "transport_error"
 	jsonrpcInvalidReq   = -32600
 	jsonrpcNoMethod     = -32601
 	jsonrpcInvalidParam = -32602
@@ -67,6 +65,11 @@ type ToolError struct {
 // reports as tool errors.
 func ToolNotFound(format string, args ...any) *ToolError {
 	return &ToolError{Type: errorTypeNotFound, Message: fmt.Sprintf(format, args...)}
+}
+
+// ExecutionError: the call ran into a failure (the sandbox died).
+func ExecutionError(format string, args ...any) *ToolError {
+	return &ToolError{Type: errorTypeExecution, Message: fmt.Sprintf(format, args...)}
 }
 
 // InvalidArgs: the tool exists but its arguments are wrong.

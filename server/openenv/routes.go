@@ -105,8 +105,8 @@ func (h *Handler) statelessReset(w http.ResponseWriter, r *http.Request) {
 // statelessStep has no episode to step: rbx's episodes hold a sandbox,
 // which lives as long as a /ws session.
 func (h *Handler) statelessStep(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, observation{Observation: map[string]any{"error": &ToolError{Type: errorTypeExecution,
-		Message: "a stateless step has no episode: rbx's episodes live on /ws (reset, then step)"}}, Done: true})
+	writeJSON(w, http.StatusOK, observation{Observation: map[string]any{"error": ExecutionError(
+		"a stateless step has no episode: rbx's episodes live on /ws (reset, then step)")}, Done: true})
 }
 
 // statelessState: no episode outside a session.
