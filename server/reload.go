@@ -1,12 +1,13 @@
 package server
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
 )
@@ -31,9 +32,12 @@ type Reload struct {
 // was started with (a new reference comes in as a reference refresh, or
 // under a new task id, or with a restart on a new --state).
 func (s *Server) AddTasks(ctx context.Context, entries []Entry) (Reload, error) {
+	s.reload.mu.Lock()
+	defer s.reload.mu.Unlock()
 	var (
 		out   Reload
 		fresh []*Entry
+		seen  = map[string]bool{}
 		infos []curriculum.TaskInfo
 	)
 	for i := range entries {
@@ -48,7 +52,7 @@ func (s *Server) AddTasks(ctx context.Context, entries []Entry) (Reload, error) 
 			continue
 		}
 		if first := s.refs.at(id, 1); first != nil {
-			same, err := sameEntry(first, e)
+			same, err := s.reload.same(first, e)
 			switch {
 			case err != nil:
 				out.Refused = append(out.Refused, fmt.Errorf("task %q: %w", id, err))
@@ -59,10 +63,11 @@ func (s *Server) AddTasks(ctx context.Context, entries []Entry) (Reload, error) 
 			}
 			continue
 		}
-		if slices.ContainsFunc(fresh, func(f *Entry) bool { return f.Task.ID == id }) {
+		if seen[id] {
 			out.Refused = append(out.Refused, fmt.Errorf("task %q: two reference trajectories; serve one per task", id))
 			continue
 		}
+		seen[id] = true
 		fresh = append(fresh, e)
 		// A task the state database knows from an earlier run keeps its
 		// curriculum (as at start).
@@ -88,21 +93,47 @@ func (s *Server) AddTasks(ctx context.Context, entries []Entry) (Reload, error) 
 	return out, nil
 }
 
-// sameEntry reports whether b is the task and reference a was loaded as
-// (their JSON: every field a reset, a step or the verifier reads).
-func sameEntry(a, b *Entry) (bool, error) {
-	for _, pair := range [][2]any{{a.Task, b.Task}, {a.Ref, b.Ref}} {
-		x, err := json.Marshal(pair[0])
+// reloads is AddTasks' state: one reload at a time, and the digest of
+// each served task as it was loaded at start, made at its first reload
+// only (a dataset's thousands of references are not serialized again at
+// every change of the directory).
+type reloads struct {
+	mu     sync.Mutex
+	loaded map[string][32]byte // by task id
+}
+
+// same reports whether b is the task and reference served was loaded
+// as. Callers hold mu.
+func (r *reloads) same(served, b *Entry) (bool, error) {
+	id := served.Task.ID
+	want, ok := r.loaded[id]
+	if !ok {
+		d, err := entryDigest(served)
 		if err != nil {
-			return false, fmt.Errorf("compare: %w", err)
+			return false, err
 		}
-		y, err := json.Marshal(pair[1])
-		if err != nil {
-			return false, fmt.Errorf("compare: %w", err)
+		if r.loaded == nil {
+			r.loaded = map[string][32]byte{}
 		}
-		if !bytes.Equal(x, y) {
-			return false, nil
-		}
+		r.loaded[id], want = d, d
 	}
-	return true, nil
+	got, err := entryDigest(b)
+	return got == want, err
+}
+
+// entryDigest digests e's task and reference as JSON: every field a reset,
+// a step or the verifier reads.
+func entryDigest(e *Entry) ([32]byte, error) {
+	h := sha256.New()
+	for _, v := range []any{e.Task, e.Ref} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return [32]byte{}, fmt.Errorf("compare: %w", err)
+		}
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
 }

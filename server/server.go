@@ -39,6 +39,7 @@ type Server struct {
 	met     *metrics
 	hist    *history
 	groups  *keyedGroups // open keyed groups (ResetRequest.GroupKey)
+	reload  reloads      // AddTasks' lock and digests
 	evl     evidenceLimiter
 	mux     *http.ServeMux
 	routes  []string
