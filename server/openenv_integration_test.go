@@ -275,3 +275,33 @@ func TestOpenEnvGroupKeys(t *testing.T) {
 	apart := ks(func(i int) map[string]any { return map[string]any{"group": "g" + string(rune('a'+i))} })
 	assert.Greater(t, len(apart), 1, "8 groups, several k: %v", apart)
 }
+
+// TestGroupKeyWindow: a key's group takes members for the group window
+// only, and not after one of its episodes ended: a later reset with the
+// key opens a new group (Search-Learn's next probe, another anchor).
+func TestGroupKeyWindow(t *testing.T) {
+	e := runShPath(t)
+	cases := []struct {
+		name   string
+		window time.Duration
+		end    bool // the first episode ends before the second reset
+		sameK  bool
+	}{
+		{"within the window", time.Hour, false, true},
+		{"past the window", time.Nanosecond, false, false},
+		{"after a member ended", time.Hour, true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil, []server.Entry{e}, server.WithGroupWindow(tc.window))
+			first := h.resetWith(map[string]any{"task": e.Task.ID, "group_key": "g"})
+			if tc.end {
+				code, raw := h.call("POST", "/v1/episodes/"+first.ID+"/close", nil, nil)
+				require.Equal(t, http.StatusOK, code, "%s", raw)
+			}
+			time.Sleep(time.Millisecond)
+			second := h.resetWith(map[string]any{"task": e.Task.ID, "group_key": "g"})
+			assert.Equal(t, tc.sameK, first.K == second.K, "k %d then %d", first.K, second.K)
+		})
+	}
+}

@@ -72,3 +72,26 @@ func TestIntegrationServeReload(t *testing.T) {
 	assert.Equal(t, []string{"run-sh-path", "second"}, served())
 	require.Equal(t, http.StatusOK, post(p.url+"/v1/reset", map[string]any{"task": "run-sh-path", "checkpoint": 11}, &rr))
 }
+
+// TestIntegrationServeOpenEnvFlag: OpenEnv's routes are served by default
+// and not with --no-openenv.
+func TestIntegrationServeOpenEnvFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping a test that builds and starts rbx serve")
+	}
+	rt, err := local.New()
+	require.NoError(t, err)
+	bin := buildRBX(t)
+	for _, tc := range []struct {
+		flags []string
+		want  int
+	}{{nil, http.StatusOK}, {[]string{"--no-openenv"}, http.StatusNotFound}} {
+		dir := t.TempDir()
+		args := append([]string{"--tasks", "../../examples/run-sh-path", "--runtime", "local", "--state", filepath.Join(dir, "state.db"), "--pool", "0"}, tc.flags...)
+		p := startServe(t, rt, bin, args...)
+		resp, err := http.Get(p.url + "/health")
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, tc.want, resp.StatusCode, "%v", tc.flags)
+	}
+}
