@@ -1,8 +1,11 @@
 #!/bin/bash
 # A real single-node Kubernetes on this machine, for the kubernetes
 # backend's tests: etcd (Debian etcd-server), kube-apiserver,
-# kube-controller-manager, kube-scheduler and kubelet (built from the Go
-# module proxy by scripts/k8s/build.sh, cached), a second containerd with
+# kube-controller-manager, kube-scheduler, kubelet and kube-proxy (built
+# from the Go module proxy by scripts/k8s/build.sh, cached; kube-proxy in
+# nftables mode, its own table, so that Services route: the in-cluster
+# `rbx serve` reaches the API server's Service, clients reach rbx serve's),
+# a second containerd with
 # CRI (own root, state and socket; Docker's has CRI off), bridge CNI (Debian
 # containernetworking-plugins), and rbx's images in its k8s.io namespace:
 # imported from Docker, or pulled from a loopback registry when
@@ -40,6 +43,8 @@ NS=rbx
 IMAGES=${RBX_K8S_IMAGES:-rbx/busybox:latest rbx/debian:bookworm}
 PAUSE=rbx.local/pause:1
 REGISTRY=${RBX_K8S_REGISTRY:-}
+# The pods' addresses (bridge CNI, host-local IPAM); kube-proxy's clusterCIDR.
+PODCIDR=10.244.0.0/24
 # containerd's hosts directory (CRI registry config_path), read at every
 # pull: a hosts.toml per registry host, so tests can add a loopback
 # registry of their own (sandbox/kubernetes/k8stest.TrustRegistry).
@@ -181,7 +186,7 @@ EOF
 	cat >"$D/cni/net.d/10-rbx-bridge.conflist" <<EOF
 {"cniVersion":"0.4.0","name":"rbx-k8s","plugins":[
  {"type":"bridge","bridge":"$BRIDGE","isGateway":true,"ipMasq":false,"hairpinMode":true,
-  "ipam":{"type":"host-local","dataDir":"$D/cni/ipam","ranges":[[{"subnet":"10.244.0.0/24"}]],"routes":[{"dst":"0.0.0.0/0"}]}},
+  "ipam":{"type":"host-local","dataDir":"$D/cni/ipam","ranges":[[{"subnet":"$PODCIDR"}]],"routes":[{"dst":"0.0.0.0/0"}]}},
  {"type":"loopback"}]}
 EOF
 	mkdir -p "$HOSTS"
@@ -271,6 +276,39 @@ control_plane_up() {
 		--authorization-kubeconfig="$KUBECONFIG" --bind-address=127.0.0.1 --secure-port=10259 --leader-elect=false
 }
 
+# proxy_up starts kube-proxy in nftables mode: its rules live in its own
+# nftables tables ("kube-proxy", ip and ip6), not in Docker's iptables
+# chains, and down deletes them. It changes no conntrack sysctl (all 0:
+# leave as is).
+proxy_up() {
+	mkdir -p "$D/kube-proxy"
+	cat >"$D/kube-proxy/config.yaml" <<EOF
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: {kubeconfig: $KUBECONFIG}
+mode: nftables
+clusterCIDR: $PODCIDR
+hostnameOverride: $(hostname)
+bindAddress: 127.0.0.1
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
+EOF
+	start kube-proxy "$BIN/kube-proxy" --config="$D/kube-proxy/config.yaml"
+}
+
+# proxy_tables lists kube-proxy's nftables tables that exist.
+proxy_tables() {
+	local f
+	for f in ip ip6; do nft list table "$f" kube-proxy >/dev/null 2>&1 && echo "$f kube-proxy"; done
+	true
+}
+
+# service_routes: kube-proxy has programmed the API server's Service.
+service_routes() {
+	nft list table ip kube-proxy 2>/dev/null | grep -q '10\.0\.0\.1'
+}
+
 kubelet_up() {
 	local ip=$1
 	mkdir -p "$D/kubelet" "$D/pod-logs"
@@ -331,7 +369,9 @@ cmd_up() {
 	import_images
 	control_plane_up "$ip"
 	kubelet_up "$ip"
+	proxy_up
 	waitfor 120 "node Ready" node_ready
+	waitfor 60 "kube-proxy's rules for the API server's Service" service_routes
 	api /api/v1/namespaces -X POST -H 'Content-Type: application/json' \
 		-d "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$NS\"}}" >/dev/null 2>&1 || true
 	waitfor 60 "the default service account of namespace $NS" ns_ready
@@ -373,6 +413,7 @@ host_left() {
 	done
 	awk -v d="$D/" 'index($2, d) == 1 {print "mount " $2}' /proc/mounts
 	ip link show "$BRIDGE" >/dev/null 2>&1 && echo "link $BRIDGE"
+	proxy_tables | sed 's/^/nftables table /'
 	for ctl in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/unified/kubepods; do
 		[ -d "$ctl" ] && echo "cgroup $ctl"
 	done
@@ -399,7 +440,10 @@ cmd_down() {
 		nss=$(api /api/v1/namespaces 2>/dev/null | python3 -c 'import json,sys; print(" ".join(i["metadata"]["name"] for i in json.load(sys.stdin)["items"]))' 2>/dev/null) || true
 		for ns in $nss; do api "/api/v1/namespaces/$ns/pods?gracePeriodSeconds=0" -X DELETE >/dev/null 2>&1 || true; done
 	fi
-	stop kubelet; stop scheduler; stop controller-manager; stop apiserver; stop etcd
+	stop kube-proxy; stop kubelet; stop scheduler; stop controller-manager; stop apiserver; stop etcd
+	# kube-proxy leaves its rules when it stops: its own tables only.
+	local f t
+	proxy_tables | while read -r f t; do nft delete table "$f" "$t" 2>/dev/null || true; done
 	# Every CRI pod sandbox, through containerd: containers, netns, CNI.
 	if running containerd; then
 		"$GO" run -C "$repo" ./scripts/k8s/crireset -socket "$SOCK" >&2 || log "warning: CRI reset failed"

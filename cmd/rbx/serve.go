@@ -44,6 +44,9 @@ type serveOptions struct {
 	// reloadEvery is how often --tasks is checked for changes (0: on
 	// SIGHUP only).
 	reloadEvery time.Duration
+	// waitForTasks starts with no task when --tasks holds none yet (a
+	// tasks volume another pod fills): the reload serves them.
+	waitForTasks bool
 	maxOpen     int
 	maxBody     int64
 	series      int
@@ -110,6 +113,7 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
 	f.BoolVar(&o.noOpenEnv, "no-openenv", false, "do not serve OpenEnv's protocol (/ws, /health, /schema, /metadata, /mcp; under /TOKEN/ with --token-file; docs/openenv.md)")
 	f.DurationVar(&o.reloadEvery, "reload-interval", 10*time.Second, "how often --tasks is checked for new tasks (0: only on SIGHUP); new tasks are served without a restart, changed ones refused and named in the log")
+	f.BoolVar(&o.waitForTasks, "wait-for-tasks", false, "start even when --tasks holds no task yet (creating the directory if missing) and serve tasks as the reload finds them: for a tasks volume another pod fills (deploy/kubernetes)")
 	f.DurationVar(&o.groupWindow, "group-window", 10*time.Minute, "how long after its first reset a keyed group (resets with one group_key, or OpenEnv resets with one seed or group) takes new members at its k, unless one of its episodes ended")
 	f.IntVar(&o.maxOpen, "max-episodes", 256, "episodes open at once, group members and forks counted; beyond it resets get 429 too_many_episodes")
 	f.Int64Var(&o.maxBody, "max-body", 1<<20, "largest request body in bytes")
@@ -149,6 +153,8 @@ func (o *serveOptions) validate() (token string, err error) {
 		return "", usageError("--task-series %d: expected ≥ 0", o.series)
 	case o.maxOpen < 1:
 		return "", usageError("--max-episodes %d: expected ≥ 1", o.maxOpen)
+	case o.waitForTasks && o.reloadEvery <= 0:
+		return "", usageError("--wait-for-tasks needs --reload-interval > 0: with no task and no periodic reload, only a SIGHUP would ever serve one")
 	}
 	if _, err := parseStrategy(o.strategy); err != nil {
 		return "", err
@@ -239,7 +245,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if err != nil {
 		return err
 	}
-	entries, err := discoverServeTasks(s, o.tasks)
+	entries, err := o.startTasks(s)
 	if err != nil {
 		return err
 	}
@@ -312,6 +318,23 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	return err
 }
 
+// startTasks loads the tasks served from the start; with --wait-for-tasks
+// none is no error (the directory is made when missing), and is said.
+func (o *serveOptions) startTasks(s Streams) ([]server.Entry, error) {
+	if !o.waitForTasks {
+		return discoverServeTasks(s, o.tasks)
+	}
+	if err := os.MkdirAll(o.tasks, 0o755); err != nil {
+		return nil, usageError("--tasks: %v", err)
+	}
+	entries, err := discoverServeTasks(s, o.tasks)
+	if errors.Is(err, server.ErrNoEntries) {
+		fmt.Fprintf(s.ErrOut, "rbx serve: no task under %s yet: serving none until a reload finds some (every %v, or SIGHUP)\n", o.tasks, o.reloadEvery)
+		return nil, nil
+	}
+	return entries, err
+}
+
 // discoverServeTasks loads the tasks and references under dir (see
 // server.References) and reports what it skipped.
 func discoverServeTasks(s Streams, dir string) ([]server.Entry, error) {
@@ -324,7 +347,7 @@ func discoverServeTasks(s Streams, dir string) ([]server.Entry, error) {
 		fmt.Fprintf(s.ErrOut, "warning: %v\n", e)
 	}
 	if err != nil {
-		return nil, usageError("--tasks %s: %v", dir, err)
+		return nil, usageError("--tasks %s: %w", dir, err)
 	}
 	return entries, nil
 }

@@ -1,15 +1,16 @@
 #!/bin/bash
 # Builds the pinned Kubernetes server binaries (kube-apiserver, kubelet,
-# kube-controller-manager, kube-scheduler) from the Go module proxy into
+# kube-controller-manager, kube-scheduler, kube-proxy) from the Go module proxy into
 # $K8S_CACHE/bin. Debian bookworm packages no Kubernetes server, and the test
 # cluster has no network but the Go proxy, so a scratch module requiring
 # k8s.io/kubernetes is the only source. The result is cached: a second run
-# with the binaries present returns at once.
+# with the binaries present returns at once, and one that finds some missing
+# (kube-proxy, added later) builds only those.
 set -euo pipefail
 K8S_VERSION=${K8S_VERSION:-v1.34.4}
 K8S_CACHE=${K8S_CACHE:-$HOME/.cache/rbx/k8s/$K8S_VERSION}
 GO=${GO:-go}
-BINS=(kube-apiserver kubelet kube-controller-manager kube-scheduler)
+BINS=(kube-apiserver kubelet kube-controller-manager kube-scheduler kube-proxy)
 
 have_all() { for b in "${BINS[@]}"; do [ -x "$K8S_CACHE/bin/$b" ] || return 1; done; }
 if have_all; then echo "k8s $K8S_VERSION binaries cached in $K8S_CACHE/bin"; exit 0; fi
@@ -47,6 +48,7 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubelet"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
 )
 GO
 echo "resolving k8s.io/kubernetes $K8S_VERSION modules"
@@ -59,6 +61,7 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ld="$ld -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=$major -X $p.gitMinor=$min -X $p.gitTreeState=clean"
 done
 for b in "${BINS[@]}"; do
+  [ -x "$K8S_CACHE/bin/$b" ] && continue
   echo "building $b"
   CGO_ENABLED=0 "$GO" build -mod=mod -tags tools -trimpath -ldflags "-s -w $ld" \
     -o "$K8S_CACHE/bin/$b.tmp" "k8s.io/kubernetes/cmd/$b"
