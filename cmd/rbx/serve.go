@@ -47,19 +47,19 @@ type serveOptions struct {
 	// waitForTasks starts with no task when --tasks holds none yet (a
 	// tasks volume another pod fills): the reload serves them.
 	waitForTasks bool
-	maxOpen     int
-	maxBody     int64
-	series      int
-	compare     string
-	services    []string
-	drain       time.Duration
-	refresh     bool
-	repeats     int
-	rock        rockFlags
-	capacity    capacityFlags
-	prefix      prefixFlags
-	rt          runtimeFlags
-	cur         curriculumFlags
+	maxOpen      int
+	maxBody      int64
+	series       int
+	compare      string
+	services     []string
+	drain        time.Duration
+	refresh      bool
+	repeats      int
+	rock         rockFlags
+	capacity     capacityFlags
+	prefix       prefixFlags
+	rt           runtimeFlags
+	cur          curriculumFlags
 }
 
 func newServeCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
