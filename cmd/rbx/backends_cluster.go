@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/containerd"
@@ -20,6 +21,15 @@ const containerdAddressUsage = "containerd socket for --runtime containerd (defa
 // containerdSnapshotterUsage is the help of --containerd-snapshotter.
 const containerdSnapshotterUsage = "snapshotter of --runtime containerd's sandboxes (default " + containerd.DefaultSnapshotter +
 	"; native works on any filesystem but copies the image for every sandbox)"
+
+// Environment variables that name the pod rbx runs in, which its
+// Deployment sets from the downward API (metadata.name, metadata.uid). With both, --runtime kubernetes passes
+// kubernetes.WithOwnerPod, so that the sandboxes of a pod deleted without
+// draining go with it, and the next rbx takes its lease for dead at once.
+const (
+	podNameEnv = "RBX_POD_NAME"
+	podUIDEnv  = "RBX_POD_UID"
+)
 
 // clusterBackends are the containerd and kubernetes backends, in a build
 // without the rbx_slim tag (see backends_slim.go).
@@ -63,6 +73,9 @@ func clusterBackends(log *slog.Logger, progress io.Writer, o backendOptions) []s
 					// The pods' handler is the cluster's: the RuntimeClass
 					// of that name (scripts/k8s-cluster.sh makes runsc).
 					opts = append(opts, kubernetes.WithRuntimeClass(o.ociRuntime))
+				}
+				if name, uid := os.Getenv(podNameEnv), os.Getenv(podUIDEnv); name != "" && uid != "" {
+					opts = append(opts, kubernetes.WithOwnerPod(name, uid))
 				}
 				return kubernetes.New(context.Background(), opts...)
 			},

@@ -37,6 +37,7 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 	if err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
+	r.ownedByPod(ctx, pod) // WithOwnerPod: deleted by the cluster with this process's pod
 	if _, err := r.cs.CoreV1().Pods(r.namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		// A cancelled ctx may leave the pod created all the same.
 		r.deleteLost(ctx, name)

@@ -26,7 +26,8 @@ var _ sandbox.HeartbeatStore = (*Runtime)(nil)
 // the owner for dead once the lease is older than --heartbeat-max-age. The
 // lease is rbx's own record, not leader election: nothing else renews or
 // takes it over. RBAC: leases get, list, create, update, delete
-// (deploy/kubernetes/rbac.yaml).
+// (deploy/kubernetes/rbac.yaml). With WithOwnerPod the lease also names
+// the owner's pod, which Heartbeats checks (ownerpod.go).
 
 // leaseName is the name of owner's lease.
 func leaseName(owner string) string {
@@ -43,7 +44,9 @@ func (r *Runtime) Beat(ctx context.Context, owner string, at time.Time) error {
 		l, err := leases.Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
-			_, err = leases.Create(ctx, newLease(r.namespace, name, owner, renew), metav1.CreateOptions{})
+			l = newLease(r.namespace, name, owner, renew)
+			r.annotateLease(ctx, owner, l)
+			_, err = leases.Create(ctx, l, metav1.CreateOptions{})
 			if !apierrors.IsAlreadyExists(err) {
 				return beatErr(owner, err)
 			}
@@ -53,6 +56,7 @@ func (r *Runtime) Beat(ctx context.Context, owner string, at time.Time) error {
 		}
 		l.Spec.RenewTime = &renew
 		l.Spec.HolderIdentity = &owner
+		r.annotateLease(ctx, owner, l) // the pod may have been checked since the lease was made
 		_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
 		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 			return beatErr(owner, err)
@@ -79,7 +83,12 @@ func beatErr(owner string, err error) error {
 	return fmt.Errorf("heartbeat of %s: %w", owner, apiErr(err))
 }
 
-// Heartbeats returns the last beat of every owner with a lease.
+// Heartbeats returns the last beat of every owner with a lease, except
+// that an owner whose lease names a pod (WithOwnerPod) that no longer
+// exists, or exists with another UID, gets the zero time: older than any
+// bound, so sandbox.OwnerDead, and so Reap, take it for dead at once
+// rather than once its last renewal ages. A pod that cannot be read
+// (Forbidden, the API) leaves the renewal as the beat.
 func (r *Runtime) Heartbeats(ctx context.Context) (map[string]time.Time, error) {
 	sel := labels.SelectorFromSet(labels.Set{sandbox.LabelManaged: "true"}).String() + "," + sandbox.LabelHeartbeatOwner
 	list, err := r.cs.CoordinationV1().Leases(r.namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
@@ -91,6 +100,10 @@ func (r *Runtime) Heartbeats(ctx context.Context) (map[string]time.Time, error) 
 		owner := l.Labels[sandbox.LabelHeartbeatOwner]
 		if owner == "" || l.Name != leaseName(owner) || l.Spec.RenewTime == nil {
 			continue // not a lease this package wrote
+		}
+		if owner != r.cfg.owner && r.leasePodGone(ctx, &l) {
+			beats[owner] = time.Time{}
+			continue
 		}
 		if t := l.Spec.RenewTime.Time; t.After(beats[owner]) {
 			beats[owner] = t

@@ -64,6 +64,8 @@ type config struct {
 	beatEvery    time.Duration
 	agentImage   string // "": Spec.Recycle is refused
 	runtimeClass string // "": the node's default handler
+	// WithOwnerPod's pod, nil without.
+	ownerPod *ownerPod
 }
 
 // Requests are the resources each pod requests from the scheduler; the
