@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ import (
 
 // serveOptions are the flags of `rbx serve`.
 type serveOptions struct {
-	tasks     string
+	tasks     []string // directories, each walked
 	addr      string
 	tokenFile string
 	tlsCert   string
@@ -98,7 +99,7 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.tasks, "tasks", "", "directory of tasks and reference trajectories (required)")
+	f.StringArrayVar(&o.tasks, "tasks", nil, "directory of tasks and reference trajectories (required; repeatable: every directory is served, e.g. a volume and a mounted ConfigMap)")
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8700", "listen address (port 0 picks a free one)")
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token clients must send (required off loopback)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain) file; with --tls-key")
@@ -133,7 +134,7 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 
 func (o *serveOptions) validate() (token string, err error) {
 	switch {
-	case o.tasks == "":
+	case len(o.tasks) == 0 || slices.Contains(o.tasks, ""):
 		return "", usageError("--tasks DIR is required: the tasks and reference trajectories to serve")
 	case o.pool < 0:
 		return "", usageError("--pool %d: expected ≥ 0", o.pool)
@@ -324,21 +325,23 @@ func (o *serveOptions) startTasks(s Streams) ([]server.Entry, error) {
 	if !o.waitForTasks {
 		return discoverServeTasks(s, o.tasks)
 	}
-	if err := os.MkdirAll(o.tasks, 0o755); err != nil {
-		return nil, usageError("--tasks: %v", err)
+	for _, dir := range o.tasks {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, usageError("--tasks: %v", err)
+		}
 	}
 	entries, err := discoverServeTasks(s, o.tasks)
 	if errors.Is(err, server.ErrNoEntries) {
-		fmt.Fprintf(s.ErrOut, "rbx serve: no task under %s yet: serving none until a reload finds some (every %v, or SIGHUP)\n", o.tasks, o.reloadEvery)
+		fmt.Fprintf(s.ErrOut, "rbx serve: no task under %s yet: serving none until a reload finds some (every %v, or SIGHUP)\n", strings.Join(o.tasks, ", "), o.reloadEvery)
 		return nil, nil
 	}
 	return entries, err
 }
 
-// discoverServeTasks loads the tasks and references under dir (see
+// discoverServeTasks loads the tasks and references under dirs (see
 // server.References) and reports what it skipped.
-func discoverServeTasks(s Streams, dir string) ([]server.Entry, error) {
-	items, err := prefilter.Discover(dir)
+func discoverServeTasks(s Streams, dirs []string) ([]server.Entry, error) {
+	items, err := prefilter.Discover(dirs...)
 	if err != nil {
 		return nil, usageError("--tasks: %v", err)
 	}
@@ -347,7 +350,7 @@ func discoverServeTasks(s Streams, dir string) ([]server.Entry, error) {
 		fmt.Fprintf(s.ErrOut, "warning: %v\n", e)
 	}
 	if err != nil {
-		return nil, usageError("--tasks %s: %w", dir, err)
+		return nil, usageError("--tasks %s: %w", strings.Join(dirs, ", "), err)
 	}
 	return entries, nil
 }

@@ -43,6 +43,8 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"cert without key", []string{"serve", "--tasks", dir, "--tls-cert", cert}, "--tls-cert and --tls-key go together"},
 		{"unreadable key pair", []string{"serve", "--tasks", dir, "--tls-cert", cert, "--tls-key", empty}, "--tls-key"},
 		{"bad max episodes", []string{"serve", "--tasks", dir, "--max-episodes", "0"}, "--max-episodes"},
+		{"wait for tasks without reload", []string{"serve", "--tasks", dir, "--wait-for-tasks", "--reload-interval", "0"}, "--wait-for-tasks needs --reload-interval"},
+		{"empty tasks directory", []string{"serve", "--tasks", dir, "--tasks", ""}, "--tasks DIR is required"},
 		{"bad decision", []string{"serve", "--tasks", dir, "--decision", "vote"}, "--decision"},
 		{"bad alpha", []string{"serve", "--tasks", dir, "--alpha", "0.5"}, "--alpha"},
 		{"bad sprt alpha", []string{"serve", "--tasks", dir, "--sprt-alpha", "0"}, "--sprt-alpha"},

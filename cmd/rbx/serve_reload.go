@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -110,20 +111,23 @@ func (r *reloader) reload(ctx context.Context, why string) {
 		why, len(res.Added), added, res.Unchanged, len(refused))
 }
 
-// tasksFingerprint digests what a reload reads under dir (the files
+// tasksFingerprint digests what a reload reads under dirs (the files
 // prefilter.Find walks): each task and trajectory file's path, size and
 // modification time, through symlinks (a mounted ConfigMap's update swaps
 // a hidden directory under its links), not contents: a directory of
 // thousands of tasks is walked every interval.
-func tasksFingerprint(dir string) ([32]byte, error) {
+func tasksFingerprint(dirs []string) ([32]byte, error) {
 	h := sha256.New()
-	err := prefilter.WalkFiles(dir, func(p string, info fs.FileInfo) error {
-		if slices.Contains([]string{".yaml", ".yml", ".json", ".jsonl"}, filepath.Ext(p)) {
-			fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, info.Size(), info.ModTime().UnixNano())
-		}
-		return nil
-	})
+	var errs []error
+	for _, dir := range dirs {
+		errs = append(errs, prefilter.WalkFiles(dir, func(p string, info fs.FileInfo) error {
+			if slices.Contains([]string{".yaml", ".yml", ".json", ".jsonl"}, filepath.Ext(p)) {
+				fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, info.Size(), info.ModTime().UnixNano())
+			}
+			return nil
+		}))
+	}
 	var sum [32]byte
 	copy(sum[:], h.Sum(nil))
-	return sum, err
+	return sum, errors.Join(errs...)
 }

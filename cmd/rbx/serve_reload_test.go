@@ -22,7 +22,7 @@ func TestTasksFingerprint(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join("..data", "task.yaml"), filepath.Join(dir, "task.yaml")))
 	fp := func() [32]byte {
 		t.Helper()
-		sum, err := tasksFingerprint(dir)
+		sum, err := tasksFingerprint([]string{dir})
 		require.NoError(t, err)
 		return sum
 	}
