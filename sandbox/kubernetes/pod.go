@@ -17,11 +17,10 @@ import (
 // Names inside every pod.
 const (
 	containerName = "sandbox"
-	toolsInit     = "rbx-tools"
 	toolsVolume   = "rbx-tools"
 	// toolsDir holds a static busybox copied from the tools image by the
-	// init container, mounted read-only: WriteFiles, the kill scripts and
-	// the OOM probe run it, never the image's own programs, so that what a
+	// tools sidecar (tools.go), mounted read-only in every other
+	// container: WriteFiles, the kill scripts and the OOM probe run it, never the image's own programs, so that what a
 	// step did to the image's tools or PATH cannot alter them, and a root
 	// step without CAP_SYS_ADMIN cannot remount it.
 	toolsDir = "/.rbx"
@@ -64,6 +63,7 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 	}
 	no := false
 	grace := int64(0)
+	// The sandbox container mounts the tools read-only from the start.
 	mounts := []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir, ReadOnly: true}}
 	volumes := []corev1.Volume{{Name: toolsVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
 		SizeLimit: resource.NewQuantity(16<<20, resource.BinarySI)}}}}
@@ -77,12 +77,6 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 				Medium: corev1.StorageMediumMemory, SizeLimit: resource.NewQuantity(spec.Limits.DiskBytes, resource.BinarySI)}}})
 		}
 	}
-	toolsSC := &corev1.SecurityContext{
-		AllowPrivilegeEscalation: &no,
-		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-	}
-	small := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("32Mi")}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: r.namespace,
@@ -93,18 +87,11 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 			AutomountServiceAccountToken:  &no, // the sandbox gets no credentials to the API
 			EnableServiceLinks:            &no,
 			TerminationGracePeriodSeconds: &grace,
-			InitContainers: []corev1.Container{{
-				Name: toolsInit, Image: r.cfg.toolsImage, ImagePullPolicy: pullPolicy(r.cfg.pull, r.cfg.toolsImage),
-				Command:         []string{"/bin/busybox", "sh", "-c", "/bin/busybox cp /bin/busybox " + busybox + " && /bin/busybox mkdir -p " + toolsBin + " && " + busybox + " --install -s " + toolsBin},
-				VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
-				SecurityContext: toolsSC,
-				Resources:       corev1.ResourceRequirements{Limits: small, Requests: small},
-			}},
 			Containers: []corev1.Container{{
 				Name: containerName, Image: spec.Image, ImagePullPolicy: pullPolicy(r.cfg.pull, spec.Image),
 				Command: keepAlive(spec.Workdir), Env: envVars(spec.Env),
 				Resources: res, SecurityContext: sc, VolumeMounts: mounts,
-			}},
+			}, r.toolsSidecar()},
 			Volumes: volumes,
 		},
 	}
@@ -112,27 +99,30 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 		pod.Spec.RuntimeClassName = &rc
 	}
 	if spec.Recycle {
-		r.recyclable(pod, spec, toolsSC, small)
+		r.recyclable(pod, spec)
 	}
 	return pod, nil
 }
 
 // recyclable makes pod a recyclable sandbox's: an init container copies
-// the agent from its image next to the tools; the agent alone is the
-// sandbox container's PID 1 (not dumpable, reaping, never exiting when a
-// child does; its workdir is made after the start); a baseline container
-// of the same image runs the agent only, for restores to read the image
-// from. The baseline runs as root with the default capabilities, limits
-// of 100m CPU and 32 MiB and near nothing requested; it shares nothing of the sandbox's files or
-// processes (the containers of a pod share their network and IPC
-// namespaces only, where the baseline does nothing).
-func (r *Runtime) recyclable(pod *corev1.Pod, spec sandbox.Spec, toolsSC *corev1.SecurityContext, small corev1.ResourceList) {
+// the agent from its image next to the tools (not the tools sidecar's
+// way: the agent is the sandbox container's PID 1, so it must be in place
+// before that container starts, at the cost of one status relist); the
+// agent alone is the sandbox container's PID 1 (not dumpable, reaping,
+// never exiting when a child does; its workdir is made after the start);
+// a baseline container of the same image runs the agent only, for
+// restores to read the image from. The baseline runs as root with the
+// default capabilities, limits of 100m CPU and 32 MiB and near nothing
+// requested; it shares nothing of the sandbox's files or processes (the
+// containers of a pod share their network and IPC namespaces only, where
+// the baseline does nothing).
+func (r *Runtime) recyclable(pod *corev1.Pod, spec sandbox.Spec) {
 	ps := &pod.Spec
 	ps.InitContainers = append(ps.InitContainers, corev1.Container{
 		Name: agentInstall, Image: r.cfg.agentImage, ImagePullPolicy: pullPolicy(r.cfg.pull, r.cfg.agentImage),
 		Command:         []string{"/rbx-agent", "install", agentPath},
 		VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
-		SecurityContext: toolsSC, Resources: corev1.ResourceRequirements{Limits: small, Requests: small},
+		SecurityContext: toolsSecurity(), Resources: corev1.ResourceRequirements{Limits: smallLimits(), Requests: smallLimits()},
 	})
 	ps.Containers[0].Command = []string{agentPath, "init"}
 	root, no := int64(0), false
@@ -149,10 +139,8 @@ func (r *Runtime) recyclable(pod *corev1.Pod, spec sandbox.Spec, toolsSC *corev1
 			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 		VolumeMounts: []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir, ReadOnly: true}},
-		// It idles but while a recycle reads from it: a request of its
-		// limit would halve how many pods a node's CPU schedules.
-		Resources: corev1.ResourceRequirements{Limits: small, Requests: corev1.ResourceList{
-			corev1.ResourceCPU: resource.MustParse("5m"), corev1.ResourceMemory: resource.MustParse("8Mi")}},
+		// It idles but while a recycle reads from it.
+		Resources: corev1.ResourceRequirements{Limits: smallLimits(), Requests: idleRequests()},
 	})
 }
 

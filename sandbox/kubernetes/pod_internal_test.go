@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,10 +23,10 @@ func TestPodForSecurity(t *testing.T) {
 	p, err := testRuntime(sandbox.PullMissing).podFor("rbx-x", spec)
 	require.NoError(t, err)
 	assert.False(t, *p.Spec.AutomountServiceAccountToken, "no API credentials in the sandbox")
-	require.Len(t, p.Spec.Containers, 1)
+	require.Len(t, p.Spec.Containers, 2)
 	c := p.Spec.Containers[0]
 	assert.Equal(t, corev1.PullIfNotPresent, c.ImagePullPolicy)
-	assert.Equal(t, corev1.PullNever, p.Spec.InitContainers[0].ImagePullPolicy, "rbx/* images are never pulled")
+	assert.Equal(t, corev1.PullNever, p.Spec.Containers[1].ImagePullPolicy, "rbx/* images are never pulled")
 	sc := c.SecurityContext
 	assert.False(t, *sc.AllowPrivilegeEscalation)
 	assert.False(t, *sc.Privileged)
@@ -51,6 +52,38 @@ func TestPodForSecurity(t *testing.T) {
 	assert.Equal(t, spec.Mode, back.Mode)
 	assert.Equal(t, spec.StepTimeout, back.StepTimeout)
 	assert.Equal(t, spec.Limits.NoFile, back.Limits.NoFile)
+}
+
+// TestPodForTools: a plain pod has no init container (its end would cost
+// a status relist before the sandbox container starts); the tools sidecar
+// alone mounts the tools volume read-write, hardened and requesting
+// almost nothing, and writes the ready marker last.
+func TestPodForTools(t *testing.T) {
+	p, err := testRuntime(sandbox.PullNever).podFor("rbx-x", sandbox.Spec{Image: "example.com/task:1"}.WithDefaults())
+	require.NoError(t, err)
+	assert.Empty(t, p.Spec.InitContainers)
+	assert.Nil(t, p.Spec.ShareProcessNamespace, "no step reaches the sidecar's mount through /proc")
+	require.Len(t, p.Spec.Containers, 2)
+	assert.Equal(t, containerName, p.Spec.Containers[0].Name)
+	tools := p.Spec.Containers[1]
+	assert.Equal(t, toolsName, tools.Name)
+	assert.Equal(t, DefaultToolsImage, tools.Image)
+	for _, c := range p.Spec.Containers {
+		for _, m := range c.VolumeMounts {
+			if m.Name == toolsVolume {
+				assert.Equal(t, c.Name != toolsName, m.ReadOnly, "tools volume in %s", c.Name)
+			}
+		}
+	}
+	script := strings.Join(tools.Command, " ")
+	assert.Less(t, strings.Index(script, "--install"), strings.Index(script, "touch "+toolsReady), "the marker comes last")
+	sc := tools.SecurityContext
+	assert.False(t, *sc.AllowPrivilegeEscalation)
+	assert.True(t, *sc.ReadOnlyRootFilesystem)
+	assert.Equal(t, []corev1.Capability{"ALL"}, sc.Capabilities.Drop)
+	assert.Empty(t, sc.Capabilities.Add)
+	assert.Equal(t, "5m", tools.Resources.Requests.Cpu().String())
+	assert.Equal(t, "32Mi", tools.Resources.Limits.Memory().String())
 }
 
 func TestPodForRefuses(t *testing.T) {

@@ -41,20 +41,23 @@ func TestCheckRecycle(t *testing.T) {
 	assert.False(t, without.Features().Recycle)
 }
 
-// TestRecyclablePod: a recyclable pod installs the agent from its image,
-// runs it alone as the sandbox's PID 1, and has a baseline container of
-// the same image that runs only the agent and requests almost nothing.
+// TestRecyclablePod: a recyclable pod installs the agent from its image in
+// an init container (it must be there before PID 1 starts), runs it alone
+// as the sandbox's PID 1, and has, beside the tools sidecar, a baseline
+// container of the same image that runs only the agent and requests
+// almost nothing.
 func TestRecyclablePod(t *testing.T) {
 	r := testRuntime(sandbox.PullNever)
 	r.cfg.agentImage = "rbx/agent:0123456789ab"
 	pod, err := r.podFor("p", sandbox.Spec{Image: "rbx/busybox:latest", Recycle: true}.WithDefaults())
 	require.NoError(t, err)
-	require.Len(t, pod.Spec.InitContainers, 2)
-	assert.Equal(t, r.cfg.agentImage, pod.Spec.InitContainers[1].Image)
-	assert.Equal(t, []string{"/rbx-agent", "install", agentPath}, pod.Spec.InitContainers[1].Command)
-	require.Len(t, pod.Spec.Containers, 2)
+	require.Len(t, pod.Spec.InitContainers, 1)
+	assert.Equal(t, r.cfg.agentImage, pod.Spec.InitContainers[0].Image)
+	assert.Equal(t, []string{"/rbx-agent", "install", agentPath}, pod.Spec.InitContainers[0].Command)
+	require.Len(t, pod.Spec.Containers, 3)
 	assert.Equal(t, []string{agentPath, "init"}, pod.Spec.Containers[0].Command)
-	base := pod.Spec.Containers[1]
+	assert.Equal(t, toolsName, pod.Spec.Containers[1].Name)
+	base := pod.Spec.Containers[2]
 	assert.Equal(t, baselineName, base.Name)
 	assert.Equal(t, "rbx/busybox:latest", base.Image)
 	assert.Equal(t, []string{agentPath, "init"}, base.Command)

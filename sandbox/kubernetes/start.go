@@ -54,13 +54,18 @@ func (e *StartError) Error() string {
 // Unwrap returns the sentinels the reason maps to.
 func (e *StartError) Unwrap() []error { return e.errs }
 
-// waitRunning watches pod name until its sandbox container runs, failing
-// fast on what its status shows cannot be recovered from.
-func (r *Runtime) waitRunning(ctx context.Context, name string) error {
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.startTimeout)
-	defer cancel()
+// watchStatus watches pod name until its status shows the sandbox
+// container running (nil) or a failure that waiting will not cure,
+// calling scheduled whenever the pod has a node.
+func (r *Runtime) watchStatus(ctx context.Context, name string, scheduled func()) error {
 	pods := r.cs.CoreV1().Pods(r.namespace)
 	sel := fields.OneTermEqualSelector("metadata.name", name).String()
+	seen := func(p *corev1.Pod) (bool, error) {
+		if p.Spec.NodeName != "" {
+			scheduled()
+		}
+		return started(p)
+	}
 	for {
 		// List then watch from its resourceVersion: no status is missed.
 		list, err := pods.List(ctx, metav1.ListOptions{FieldSelector: sel})
@@ -70,14 +75,14 @@ func (r *Runtime) waitRunning(ctx context.Context, name string) error {
 		if len(list.Items) == 0 {
 			return &sandbox.GoneError{ID: name, Cause: sandbox.CauseRemoved}
 		}
-		if done, err := started(&list.Items[0]); done {
+		if done, err := seen(&list.Items[0]); done {
 			return err
 		}
 		w, err := pods.Watch(ctx, metav1.ListOptions{FieldSelector: sel, ResourceVersion: list.ResourceVersion})
 		if err != nil {
 			return r.startFailed(ctx, name, err)
 		}
-		done, err := watchStarted(ctx, w)
+		done, err := watchStarted(ctx, w, seen)
 		w.Stop()
 		if done {
 			return err
@@ -89,9 +94,9 @@ func (r *Runtime) waitRunning(ctx context.Context, name string) error {
 	}
 }
 
-// watchStarted follows w until the pod ran, failed or was deleted; false
-// when the watch ended first.
-func watchStarted(ctx context.Context, w watch.Interface) (bool, error) {
+// watchStarted follows w until seen decides the pod's start or it was
+// deleted; false when the watch ended first.
+func watchStarted(ctx context.Context, w watch.Interface, seen func(*corev1.Pod) (bool, error)) (bool, error) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -110,7 +115,7 @@ func watchStarted(ctx context.Context, w watch.Interface) (bool, error) {
 				return true, &sandbox.GoneError{ID: name, Cause: sandbox.CauseRemoved}
 			case watch.Added, watch.Modified:
 				if p, ok := ev.Object.(*corev1.Pod); ok {
-					if done, err := started(p); done {
+					if done, err := seen(p); done {
 						return true, err
 					}
 				}
