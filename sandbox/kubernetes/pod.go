@@ -20,9 +20,10 @@ const (
 	toolsVolume   = "rbx-tools"
 	// toolsDir holds a static busybox copied from the tools image by the
 	// tools sidecar (tools.go), mounted read-only in every other
-	// container: WriteFiles, the kill scripts and the OOM probe run it, never the image's own programs, so that what a
-	// step did to the image's tools or PATH cannot alter them, and a root
-	// step without CAP_SYS_ADMIN cannot remount it.
+	// container: WriteFiles, the kill scripts and the OOM probe run it,
+	// never the image's own programs, so that what a step did to the
+	// image's tools or PATH cannot alter them, and a root step without
+	// CAP_SYS_ADMIN cannot remount it.
 	toolsDir = "/.rbx"
 	busybox  = toolsDir + "/busybox"
 	// toolsBin holds a link per busybox applet: the helper scripts' PATH.
