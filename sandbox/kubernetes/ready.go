@@ -8,7 +8,11 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/remotecommand"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
 // Timings of the wait for a new pod (waitRunning).
@@ -41,19 +45,24 @@ var errNotReady = errors.New("tools not in place yet")
 // scheduled readyProbe runs every probeEvery. The status watch still
 // reports every failure as before, and is what sees the pod scheduled.
 func (r *Runtime) waitRunning(ctx context.Context, name string) error {
-	return r.waitStarted(ctx, name, func(ctx context.Context) error { return r.readyProbe(ctx, name) })
+	return r.waitStarted(ctx, name, r.readyProbe)
 }
 
+// probeFunc tells whether a scheduled pod is ready (nil).
+type probeFunc func(ctx context.Context, p *corev1.Pod) error
+
 // waitStarted is waitRunning with probe as the readiness probe.
-func (r *Runtime) waitStarted(ctx context.Context, name string, probe func(context.Context) error) error {
+func (r *Runtime) waitStarted(ctx context.Context, name string, probe probeFunc) error {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.startTimeout)
 	var wg sync.WaitGroup
 	defer wg.Wait() // after cancel: neither wait outlives the call
 	defer cancel()
-	scheduled := make(chan struct{})
+	scheduled := make(chan *corev1.Pod, 1)
 	var once sync.Once
 	status, ready := make(chan error, 1), make(chan error, 1)
-	wg.Go(func() { status <- r.watchStatus(ctx, name, func() { once.Do(func() { close(scheduled) }) }) })
+	wg.Go(func() {
+		status <- r.watchStatus(ctx, name, func(p *corev1.Pod) { once.Do(func() { scheduled <- p }) })
+	})
 	wg.Go(func() { ready <- probeUntil(ctx, scheduled, probe) })
 	start := time.Now()
 	select {
@@ -85,17 +94,18 @@ func (r *Runtime) waitStarted(ctx context.Context, name string, probe func(conte
 	}
 }
 
-// probeUntil runs probe every probeEvery once scheduled is closed, until it
-// succeeds (nil) or ctx ends (ctx's error with the last probe's).
-func probeUntil(ctx context.Context, scheduled <-chan struct{}, probe func(context.Context) error) error {
+// probeUntil runs probe on the pod scheduled sends, every probeEvery,
+// until it succeeds (nil) or ctx ends (ctx's error with the last probe's).
+func probeUntil(ctx context.Context, scheduled <-chan *corev1.Pod, probe probeFunc) error {
+	var p *corev1.Pod
 	select {
-	case <-scheduled:
+	case p = <-scheduled:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	var last error
 	for {
-		err := probe(ctx)
+		err := probe(ctx, p)
 		if err == nil {
 			return nil
 		}
@@ -113,13 +123,20 @@ func probeUntil(ctx context.Context, scheduled <-chan struct{}, probe func(conte
 	}
 }
 
-// readyProbe execs the pod's busybox in the sandbox container to test for
-// toolsReady: nil once the container runs and the tools are in place.
-// It runs no program of the image.
-func (r *Runtime) readyProbe(ctx context.Context, name string) error {
+// readyProbe execs the pod's busybox in p's sandbox container to test for
+// toolsReady: nil once the container runs and the tools are in place. It
+// runs no program of the image. It first makes the workdir (p's
+// annotation), as the container's main process does, as the same user:
+// the probe can answer before that process got to it, and the session
+// shell starts in the workdir.
+func (r *Runtime) readyProbe(ctx context.Context, p *corev1.Pod) error {
 	ctx, cancel := context.WithTimeout(ctx, readyProbeTimeout)
 	defer cancel()
-	ex, err := r.executor(name, containerName, []string{busybox, "test", "-e", toolsReady}, false)
+	script := "exec " + busybox + " test -e " + toolsReady
+	if wd := p.Annotations[sandbox.AnnotationWorkdir]; wd != "" {
+		script = busybox + " mkdir -p -- " + session.Quote(wd) + " 2>/dev/null; " + script
+	}
+	ex, err := r.executor(p.Name, containerName, []string{busybox, "sh", "-c", script}, false)
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}

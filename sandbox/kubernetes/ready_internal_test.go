@@ -24,7 +24,7 @@ type countingProbe struct {
 	answer atomic.Pointer[error]
 }
 
-func (p *countingProbe) probe(context.Context) error {
+func (p *countingProbe) probe(context.Context, *corev1.Pod) error {
 	p.calls.Add(1)
 	if a := p.answer.Load(); a != nil {
 		return *a

@@ -56,13 +56,13 @@ func (e *StartError) Unwrap() []error { return e.errs }
 
 // watchStatus watches pod name until its status shows the sandbox
 // container running (nil) or a failure that waiting will not cure,
-// calling scheduled whenever the pod has a node.
-func (r *Runtime) watchStatus(ctx context.Context, name string, scheduled func()) error {
+// calling scheduled with the pod whenever it has a node.
+func (r *Runtime) watchStatus(ctx context.Context, name string, scheduled func(*corev1.Pod)) error {
 	pods := r.cs.CoreV1().Pods(r.namespace)
 	sel := fields.OneTermEqualSelector("metadata.name", name).String()
 	seen := func(p *corev1.Pod) (bool, error) {
 		if p.Spec.NodeName != "" {
-			scheduled()
+			scheduled(p)
 		}
 		return started(p)
 	}
