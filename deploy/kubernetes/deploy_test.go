@@ -5,6 +5,7 @@ package deploy_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
+	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/sandbox/kubernetes/k8stest"
 )
 
@@ -96,6 +98,12 @@ func TestIntegrationDeployment(t *testing.T) {
 		lostIDs = append(lostIDs, e.ID)
 	}
 	assert.Subset(t, lostIDs, open)
+	// A client stepping a lost episode learns it is over (and resets anew).
+	_, err = p.c.Step(ctx, open[0], api.StepRequest{ToolCall: &api.ToolCall{Name: "shell", Arguments: json.RawMessage(`{"command": "true"}`)}})
+	var ae *api.APIError
+	if assert.ErrorAs(t, err, &ae) {
+		assert.Equal(t, api.CodeEpisodeFinished, ae.Code)
+	}
 	assert.Equal(t, before, curricula(t, p, exampleTasks), "the curriculum resumed from the state volume as it was")
 	gone(t, cs, left, 90*time.Second)
 
