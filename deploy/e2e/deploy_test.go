@@ -1,7 +1,7 @@
-// Package deploy_test deploys rbx serve on the test cluster from the
-// repository's manifests (deploy/kubernetes, through the e2e overlay) and
+// Package e2e_test deploys rbx serve on the test cluster from the
+// repository's manifests (deploy/kubernetes, through this directory's overlay) and
 // drives it through its Service as a trainer outside the cluster would.
-package deploy_test
+package e2e_test
 
 import (
 	"context"

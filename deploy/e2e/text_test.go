@@ -1,4 +1,4 @@
-package deploy_test
+package e2e_test
 
 import "bytes"
 

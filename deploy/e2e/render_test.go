@@ -1,4 +1,4 @@
-package deploy_test
+package e2e_test
 
 import (
 	"context"
@@ -44,9 +44,12 @@ func render(t *testing.T, root string, imgs testImages, tasks string) []*unstruc
 		n, tg := name(to)
 		images = append(images, map[string]string{"name": from, "newName": n, "newTag": tg})
 	}
+	// Kustomize takes no absolute base.
+	base, err := filepath.Rel(dir, filepath.Join(root, "deploy/e2e"))
+	require.NoError(t, err)
 	k := map[string]any{
 		"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-		"resources": []string{filepath.Join(root, "deploy/kubernetes/e2e")}, "images": images,
+		"resources": []string{base}, "images": images,
 	}
 	b, err := json.Marshal(k) // JSON is YAML
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package deploy_test
+package e2e_test
 
 import (
 	"crypto/sha256"
@@ -74,7 +74,7 @@ func tasksContext(t *testing.T, root string) string {
 // another id: task.yaml and trajectory.json.
 func helloTask(t *testing.T, root, id, dir string) {
 	t.Helper()
-	src := filepath.Join(root, "deploy/kubernetes/e2e/configmap-tasks")
+	src := filepath.Join(root, "deploy/e2e/configmap-tasks")
 	task, err := os.ReadFile(filepath.Join(src, "hello.yaml"))
 	require.NoError(t, err)
 	ref, err := os.ReadFile(filepath.Join(src, "hello.json"))
