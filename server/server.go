@@ -131,8 +131,9 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 	return s, nil
 }
 
-// Lost is how many episodes a previous server process left open (they
-// are marked lost in the journal and listed with state=lost).
+// Lost is how many episodes a previous server process left open, by a
+// crash or cut by its drain (they are marked lost in the journal and
+// listed with state=lost).
 func (s *Server) Lost() int { return s.lost }
 
 // Handler is the HTTP API.
@@ -142,9 +143,12 @@ func (s *Server) Handler() http.Handler { return s.middleware(s.mux) }
 // checks each is documented).
 func (s *Server) Routes() []string { return append([]string(nil), s.routes...) }
 
-// Close refuses new episodes, removes every open episode's sandbox (their
-// journal entries are closed), stops the expiry loop and closes the
-// journal. Call it after the HTTP server stopped taking requests.
+// Close refuses new episodes, removes every open episode's sandbox, stops
+// the expiry loop and closes the journal. Episodes still open keep their
+// journal entry open (their actions saved): no client closed them, they
+// were cut, so the next server process reports them lost with those of a
+// crash (Lost, state=lost) rather than as closed. Call it after the HTTP
+// server stopped taking requests.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -161,7 +165,7 @@ func (s *Server) Close(ctx context.Context) error {
 	for _, ep := range eps {
 		ep.mu.Lock()
 		if ep.rec.State == StateOpen {
-			errs = append(errs, s.finish(ctx, ep, StateClosed, nil))
+			errs = append(errs, s.finish(ctx, ep, StateOpen, nil))
 		}
 		ep.mu.Unlock()
 	}

@@ -56,7 +56,7 @@ func TestIntegrationDeployment(t *testing.T) {
 	require.NoError(t, err)
 	p, err := newPlayer(fmt.Sprintf("http://%s:8700", svc.Spec.ClusterIP), "e2e-token")
 	require.NoError(t, err)
-	waitTasks(t, p, append(slices.Clone(exampleTasks), "hello"), 3*time.Minute)
+	waitTasks(t, cs, p, append(slices.Clone(exampleTasks), "hello"), 3*time.Minute)
 	t.Logf("deployed and serving every task in %v", time.Since(start).Round(time.Second))
 
 	t0 := time.Now()
@@ -119,7 +119,7 @@ func TestIntegrationDeployment(t *testing.T) {
 	// task is served by the same server pod.
 	require.NoError(t, app.apply(ctx, render(t, root, imgs, imgs.tasks2)))
 	t0 = time.Now()
-	waitTasks(t, p, []string{imgs.extraTask}, 3*time.Minute)
+	waitTasks(t, cs, p, []string{imgs.extraTask}, 3*time.Minute)
 	t.Logf("the tasks image's new task served %v after the rollout", time.Since(t0).Round(time.Millisecond))
 	cur, err := servePod(ctx, cs)
 	require.NoError(t, err)
@@ -142,7 +142,7 @@ func allSucceeded(t *testing.T, out []outcome, n int) {
 }
 
 // waitTasks waits until the server serves every one of ids.
-func waitTasks(t *testing.T, p *player, ids []string, within time.Duration) {
+func waitTasks(t *testing.T, cs kubernetes.Interface, p *player, ids []string, within time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
@@ -163,6 +163,9 @@ func waitTasks(t *testing.T, p *player, ids []string, within time.Duration) {
 		}
 		return true, nil
 	})
+	if err != nil {
+		dumpPods(t, cs)
+	}
 	require.NoError(t, err, "waiting for tasks %v; served: %v", ids, have)
 }
 

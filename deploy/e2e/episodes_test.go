@@ -53,6 +53,9 @@ func (p *player) open(ctx context.Context, task string, n int) (api.EpisodeInfo,
 		rest = rest[:n]
 	}
 	for i, st := range rest {
+		if st.Action == trajectory.KindNoop {
+			continue // a thought, not a tool call: nothing to send
+		}
 		args, err := tools.Arguments(st)
 		if err != nil {
 			return ep, nil, err
