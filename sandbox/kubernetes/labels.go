@@ -47,6 +47,9 @@ func annotations(spec sandbox.Spec) map[string]string {
 	}
 	a[sandbox.AnnotationWorkdir] = spec.Workdir
 	a[sandbox.AnnotationDiskBound] = string(diskBound(spec))
+	// kubectl exec and logs without -c pick the sandbox container, not
+	// the tools sidecar listed before it.
+	a["kubectl.kubernetes.io/default-container"] = containerName
 	return a
 }
 

@@ -88,11 +88,14 @@ func (r *Runtime) podFor(name string, spec sandbox.Spec) (*corev1.Pod, error) {
 			AutomountServiceAccountToken:  &no, // the sandbox gets no credentials to the API
 			EnableServiceLinks:            &no,
 			TerminationGracePeriodSeconds: &grace,
-			Containers: []corev1.Container{{
+			// The tools first: the kubelet starts the containers in this
+			// order, and the copy then runs while the sandbox container
+			// is created and started.
+			Containers: []corev1.Container{r.toolsSidecar(), {
 				Name: containerName, Image: spec.Image, ImagePullPolicy: pullPolicy(r.cfg.pull, spec.Image),
 				Command: keepAlive(spec.Workdir), Env: envVars(spec.Env),
 				Resources: res, SecurityContext: sc, VolumeMounts: mounts,
-			}, r.toolsSidecar()},
+			}},
 			Volumes: volumes,
 		},
 	}
@@ -125,7 +128,7 @@ func (r *Runtime) recyclable(pod *corev1.Pod, spec sandbox.Spec) {
 		VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
 		SecurityContext: toolsSecurity(), Resources: corev1.ResourceRequirements{Limits: smallLimits(), Requests: smallLimits()},
 	})
-	ps.Containers[0].Command = []string{agentPath, "init"}
+	sandboxContainer(ps).Command = []string{agentPath, "init"}
 	root, no := int64(0), false
 	caps := make([]corev1.Capability, len(sandbox.DefaultCaps))
 	for i, c := range sandbox.DefaultCaps {
@@ -143,6 +146,16 @@ func (r *Runtime) recyclable(pod *corev1.Pod, spec sandbox.Spec) {
 		// It idles but while a recycle reads from it.
 		Resources: corev1.ResourceRequirements{Limits: smallLimits(), Requests: idleRequests()},
 	})
+}
+
+// sandboxContainer returns the sandbox container of ps.
+func sandboxContainer(ps *corev1.PodSpec) *corev1.Container {
+	for i := range ps.Containers {
+		if ps.Containers[i].Name == containerName {
+			return &ps.Containers[i]
+		}
+	}
+	return nil
 }
 
 // pullPolicy maps rbx's pull policy onto imagePullPolicy, for the sandbox

@@ -24,9 +24,9 @@ func TestPodForSecurity(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, *p.Spec.AutomountServiceAccountToken, "no API credentials in the sandbox")
 	require.Len(t, p.Spec.Containers, 2)
-	c := p.Spec.Containers[0]
+	c := *sandboxContainer(&p.Spec)
 	assert.Equal(t, corev1.PullIfNotPresent, c.ImagePullPolicy)
-	assert.Equal(t, corev1.PullNever, p.Spec.Containers[1].ImagePullPolicy, "rbx/* images are never pulled")
+	assert.Equal(t, corev1.PullNever, p.Spec.Containers[0].ImagePullPolicy, "rbx/* images are never pulled")
 	sc := c.SecurityContext
 	assert.False(t, *sc.AllowPrivilegeEscalation)
 	assert.False(t, *sc.Privileged)
@@ -64,9 +64,10 @@ func TestPodForTools(t *testing.T) {
 	assert.Empty(t, p.Spec.InitContainers)
 	assert.Nil(t, p.Spec.ShareProcessNamespace, "no step reaches the sidecar's mount through /proc")
 	require.Len(t, p.Spec.Containers, 2)
-	assert.Equal(t, containerName, p.Spec.Containers[0].Name)
-	tools := p.Spec.Containers[1]
-	assert.Equal(t, toolsName, tools.Name)
+	tools := p.Spec.Containers[0]
+	assert.Equal(t, toolsName, tools.Name, "first: its copy runs while the sandbox container starts")
+	assert.Equal(t, containerName, p.Spec.Containers[1].Name)
+	assert.Equal(t, containerName, p.Annotations["kubectl.kubernetes.io/default-container"])
 	assert.Equal(t, DefaultToolsImage, tools.Image)
 	for _, c := range p.Spec.Containers {
 		for _, m := range c.VolumeMounts {

@@ -123,16 +123,18 @@ func probeUntil(ctx context.Context, scheduled <-chan *corev1.Pod, probe probeFu
 	}
 }
 
-// readyProbe execs the pod's busybox in p's sandbox container to test for
-// toolsReady: nil once the container runs and the tools are in place. It
-// runs no program of the image. It first makes the workdir (p's
+// readyProbe execs the pod's busybox in p's sandbox container, which
+// waits a while (readyScript) for toolsReady: nil once the container runs and
+// the tools are in place. It runs no program of the image. Waiting in the
+// container rather than probing again saves an exec round trip when the
+// sidecar's copy is not done yet. It first makes the workdir (p's
 // annotation), as the container's main process does, as the same user:
 // the probe can answer before that process got to it, and the session
 // shell starts in the workdir.
 func (r *Runtime) readyProbe(ctx context.Context, p *corev1.Pod) error {
 	ctx, cancel := context.WithTimeout(ctx, readyProbeTimeout)
 	defer cancel()
-	script := "exec " + busybox + " test -e " + toolsReady
+	script := readyScript
 	if wd := p.Annotations[sandbox.AnnotationWorkdir]; wd != "" {
 		script = busybox + " mkdir -p -- " + session.Quote(wd) + " 2>/dev/null; " + script
 	}
@@ -150,3 +152,8 @@ func (r *Runtime) readyProbe(ctx context.Context, p *corev1.Pod) error {
 	}
 	return nil
 }
+
+// readyScript waits for toolsReady, polling every 10 ms 200 times (2 s
+// and more), with busybox by its path: PATH is the image's.
+var readyScript = "i=0; until " + busybox + " test -e " + toolsReady + "; do [ $i -lt 200 ] || exit 1; i=$((i+1)); " +
+	busybox + " usleep 10000; done"

@@ -55,8 +55,8 @@ func TestRecyclablePod(t *testing.T) {
 	assert.Equal(t, r.cfg.agentImage, pod.Spec.InitContainers[0].Image)
 	assert.Equal(t, []string{"/rbx-agent", "install", agentPath}, pod.Spec.InitContainers[0].Command)
 	require.Len(t, pod.Spec.Containers, 3)
-	assert.Equal(t, []string{agentPath, "init"}, pod.Spec.Containers[0].Command)
-	assert.Equal(t, toolsName, pod.Spec.Containers[1].Name)
+	assert.Equal(t, toolsName, pod.Spec.Containers[0].Name)
+	assert.Equal(t, []string{agentPath, "init"}, sandboxContainer(&pod.Spec).Command)
 	base := pod.Spec.Containers[2]
 	assert.Equal(t, baselineName, base.Name)
 	assert.Equal(t, "rbx/busybox:latest", base.Image)

@@ -18,9 +18,11 @@ const (
 
 // toolsScript fills the tools volume, mounted read-write at toolsDir in
 // the tools image's container, with that image's static busybox and a
-// link per applet, then writes toolsReady.
-var toolsScript = "/bin/busybox cp /bin/busybox " + busybox + " && /bin/busybox mkdir -p " + toolsBin +
-	" && " + busybox + " --install -s " + toolsBin + " && /bin/busybox touch " + toolsReady
+// link per applet, then writes toolsReady. Busybox comes first and whole
+// (renamed into place): readyProbe runs it as soon as it is there, to wait
+// for the rest.
+var toolsScript = "/bin/busybox cp /bin/busybox " + busybox + ".tmp && /bin/busybox mv " + busybox + ".tmp " + busybox +
+	" && /bin/busybox mkdir -p " + toolsBin + " && " + busybox + " --install -s " + toolsBin + " && /bin/busybox touch " + toolsReady
 
 // toolsSecurity is the tools and agent containers' security context: they
 // write to the tools volume only.
