@@ -246,6 +246,10 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	if err != nil {
 		return err
 	}
+	// The fingerprint the reload compares with is taken before the tasks
+	// are read: files that arrive while the server starts (a tasks volume
+	// another pod fills) are then seen as a change, not taken as loaded.
+	loadedFP, _ := tasksFingerprint(o.tasks)
 	entries, err := o.startTasks(s)
 	if err != nil {
 		return err
@@ -306,7 +310,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 		fmt.Fprintf(s.Out, "listening on %s\n", url)
 		rctx, stopReload := context.WithCancel(ctx)
 		reloaded := make(chan struct{})
-		go func() { defer close(reloaded); newReloader(o, s, log, srv, rt, entries).run(rctx) }()
+		go func() { defer close(reloaded); newReloader(o, s, log, srv, rt, entries, loadedFP).run(rctx) }()
 		err = server.Listen(ctx, ln, h, o.drain)
 		stopReload()
 		<-reloaded // no reload runs into the drain

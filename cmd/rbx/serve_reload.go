@@ -33,12 +33,13 @@ type reloader struct {
 	last   [32]byte        // the directory's fingerprint at the last load
 }
 
-func newReloader(o *serveOptions, s Streams, log *slog.Logger, srv *server.Server, rt sandbox.Runtime, entries []server.Entry) *reloader {
-	r := &reloader{o: o, s: s, log: log, srv: srv, rt: rt, images: map[string]bool{}}
+// newReloader returns the reloader of a server that loaded entries from
+// the directories whose fingerprint was loaded just before.
+func newReloader(o *serveOptions, s Streams, log *slog.Logger, srv *server.Server, rt sandbox.Runtime, entries []server.Entry, loaded [32]byte) *reloader {
+	r := &reloader{o: o, s: s, log: log, srv: srv, rt: rt, images: map[string]bool{}, last: loaded}
 	for _, img := range server.Images(entries) {
 		r.images[img] = true
 	}
-	r.last, _ = tasksFingerprint(o.tasks)
 	return r
 }
 
