@@ -29,7 +29,9 @@ type player struct {
 }
 
 func newPlayer(base, token string) (*player, error) {
-	c, err := client.New(base, client.WithToken(token))
+	// A bound on every request: a server that hangs fails the test
+	// instead of holding it until its deadline.
+	c, err := client.New(base, client.WithToken(token), client.WithHTTPClient(&http.Client{Timeout: 3 * time.Minute}))
 	if err != nil {
 		return nil, err
 	}
