@@ -49,20 +49,8 @@ func (r *Runtime) Create(ctx context.Context, spec sandbox.Spec) (_ sandbox.Sand
 			err = fmt.Errorf("create sandbox %s: %w", name, errors.Join(err, sb.Remove(ctx)))
 		}
 	}()
-	if err := r.waitRunning(ctx, name); err != nil {
+	if err := sb.start(ctx, spec); err != nil {
 		return nil, err
-	}
-	if spec.Recycle {
-		if err := sb.prepareRecycle(ctx, spec.Image); err != nil {
-			return nil, err
-		}
-	}
-	if spec.Mode == sandbox.ModeSession {
-		sess, err := sb.openSession(ctx)
-		if err != nil {
-			return nil, sb.gone(ctx, err)
-		}
-		sb.keeper.Install(sess)
 	}
 	r.cfg.log.Debug("created sandbox", "id", name, "image", spec.Image, "mode", spec.Mode)
 	return sb, nil

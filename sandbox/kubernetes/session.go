@@ -23,6 +23,12 @@ func (s *Sandbox) supervisor() []string {
 	return []string{"/bin/sh", "-c", session.SupervisorKeepingStderr(s.wrap())}
 }
 
+// firstSupervisor is the supervisor of a plain session pod's first shell,
+// which checks the tools first (see startSession).
+func (s *Sandbox) firstSupervisor() []string {
+	return []string{"/bin/sh", "-c", session.SupervisorKeepingStderr(s.firstCheck() + s.wrap())}
+}
+
 // openSession starts a supervised session shell in an exec and runs the
 // protocol's handshake on it. A shell that exits during the handshake is
 // started again (a few times): the kubelet's exec stream sometimes starts
@@ -42,24 +48,41 @@ func (s *Sandbox) openSession(ctx context.Context) (session.Conn, error) {
 }
 
 func (s *Sandbox) openSessionOnce(ctx context.Context) (session.Conn, error) {
-	return session.OpenPipe(ctx, s.startSupervisor, session.Sh(s.sh).KillStep, session.WithOutputCap(s.outputCap))
+	return session.OpenPipe(ctx, s.starter(s.supervisor()), session.Sh(s.sh).KillStep, session.WithOutputCap(s.outputCap))
 }
 
-// startSupervisor is the session.StartExec of a pod sandbox: the exec's
-// stream is closed with the connection, and what the supervisor prints on
-// stderr is discarded (see supervisor).
-func (s *Sandbox) startSupervisor(ctx context.Context, stdin io.Reader, out io.Writer) (func() error, func(), error) {
-	pr, err := s.runErr(ctx, s.supervisor(), stdin, out, io.Discard)
-	if err != nil {
-		return nil, nil, err
+// starter is the session.StartExec of a pod sandbox running supervisor:
+// the exec's stream is closed with the connection, and what the
+// supervisor prints on stderr is discarded (see supervisor). When the
+// stream ends its stdin is closed too: an exec that failed before it read
+// anything (the container not started yet) would otherwise leave the
+// handshake's first write blocked on the pipe for good.
+func (s *Sandbox) starter(supervisor []string) session.StartExec {
+	return func(ctx context.Context, stdin io.Reader, out io.Writer) (func() error, func(), error) {
+		pr, err := s.runErr(ctx, supervisor, stdin, out, io.Discard)
+		if err != nil {
+			return nil, nil, err
+		}
+		var st execStatus
+		ended := make(chan struct{})
+		go func() {
+			st = <-pr.status
+			s.rt.cfg.log.Debug("session stream ended", "sandbox", s.id, "code", st.code, "err", st.err)
+			if c, ok := stdin.(interface{ CloseWithError(error) error }); ok {
+				_ = c.CloseWithError(errStreamEnded)
+			}
+			close(ended)
+		}()
+		wait := func() error {
+			<-ended
+			return st.err
+		}
+		return wait, pr.cancel, nil
 	}
-	wait := func() error {
-		st := <-pr.status
-		s.rt.cfg.log.Debug("session stream ended", "sandbox", s.id, "code", st.code, "err", st.err)
-		return st.err
-	}
-	return wait, pr.cancel, nil
 }
+
+// errStreamEnded is what a write to an ended session exec's stdin gets.
+var errStreamEnded = errors.New("session exec ended")
 
 // sh runs one of rbx's own scripts (kills) with the pod's busybox.
 func (s *Sandbox) sh(ctx context.Context, script string) error {
