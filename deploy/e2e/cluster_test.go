@@ -25,7 +25,7 @@ const ns = "rbx-e2e"
 // the claim ahead (claimRef), on the one node. Kubernetes gives it the
 // pod's fsGroup, as a provisioned volume. Cleanup deletes it and its
 // directory.
-func stateVolume(t *testing.T, cs kubernetes.Interface, kubeconfig string) string {
+func stateVolume(t testing.TB, cs kubernetes.Interface, kubeconfig string) string {
 	t.Helper()
 	ctx := context.Background()
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
@@ -85,7 +85,7 @@ func servePod(ctx context.Context, cs kubernetes.Interface) (*corev1.Pod, error)
 }
 
 // waitServePod waits for a ready rbx serve pod other than not (a UID).
-func waitServePod(t *testing.T, cs kubernetes.Interface, not string, within time.Duration) *corev1.Pod {
+func waitServePod(t testing.TB, cs kubernetes.Interface, not string, within time.Duration) *corev1.Pod {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
@@ -107,7 +107,7 @@ func waitServePod(t *testing.T, cs kubernetes.Interface, not string, within time
 
 // dumpPods logs the namespace's pods and the rbx serve logs' tail, for a
 // failure's reader.
-func dumpPods(t *testing.T, cs kubernetes.Interface) {
+func dumpPods(t testing.TB, cs kubernetes.Interface) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
@@ -148,7 +148,7 @@ func poll(ctx context.Context, interval time.Duration, f func() (bool, error)) e
 
 // teardown deletes the namespace (rbx serve drains, its sandbox pods, the
 // claim and the lease go with it) and waits until it is gone.
-func teardown(t *testing.T, cs kubernetes.Interface) {
+func teardown(t testing.TB, cs kubernetes.Interface) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})

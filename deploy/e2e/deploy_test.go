@@ -14,13 +14,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/rbx-sandbox/rbx/curriculum"
-	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/sandbox/kubernetes/k8stest"
+	"github.com/rbx-sandbox/rbx/server/api"
 )
 
 // exampleTasks are the bundled examples, each played 20 times.
@@ -34,30 +35,10 @@ var exampleTasks = []string{"run-sh-path", "fix-tests", "deploy-otp"}
 // adds a task, served without a restart; after teardown nothing of rbx is
 // left.
 func TestIntegrationDeployment(t *testing.T) {
-	kc := k8stest.Kubeconfig(t)
-	root, err := filepath.Abs("../..")
-	require.NoError(t, err)
-	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	require.NoError(t, err)
-	cs, err := kubernetes.NewForConfig(cfg)
-	require.NoError(t, err)
-	imgs := buildImages(t, root)
-	app := newApplier(t, cfg)
-	t.Cleanup(func() { nothingLeft(t, cs) }) // runs last
-	stateVolume(t, cs, kc)
-	t.Cleanup(func() { teardown(t, cs) }) // before the volume goes
+	d := deploy(t)
+	cs, p, pod, app, root, imgs := d.cs, d.p, d.pod, d.app, d.root, d.imgs
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
-
-	start := time.Now()
-	require.NoError(t, app.apply(ctx, render(t, root, imgs, imgs.tasks1)))
-	pod := waitServePod(t, cs, "", 4*time.Minute)
-	svc, err := cs.CoreV1().Services(ns).Get(ctx, "rbx-serve", metav1.GetOptions{})
-	require.NoError(t, err)
-	p, err := newPlayer(fmt.Sprintf("http://%s:8700", svc.Spec.ClusterIP), "e2e-token")
-	require.NoError(t, err)
-	waitTasks(t, cs, p, append(slices.Clone(exampleTasks), "hello"), 3*time.Minute)
-	t.Logf("deployed and serving every task in %v", time.Since(start).Round(time.Second))
 
 	t0 := time.Now()
 	allSucceeded(t, p.play(ctx, exampleTasks, 10, 3), 30)
@@ -99,7 +80,7 @@ func TestIntegrationDeployment(t *testing.T) {
 	}
 	assert.Subset(t, lostIDs, open)
 	// A client stepping a lost episode learns it is over (and resets anew).
-	_, err = p.c.Step(ctx, open[0], api.StepRequest{ToolCall: &api.ToolCall{Name: "shell", Arguments: json.RawMessage(`{"command": "true"}`)}})
+	_, err := p.c.Step(ctx, open[0], api.StepRequest{ToolCall: &api.ToolCall{Name: "shell", Arguments: json.RawMessage(`{"command": "true"}`)}})
 	var ae *api.APIError
 	if assert.ErrorAs(t, err, &ae) {
 		assert.Equal(t, api.CodeEpisodeFinished, ae.Code)
@@ -130,8 +111,50 @@ func TestIntegrationDeployment(t *testing.T) {
 	allSucceeded(t, p.play(ctx, []string{imgs.extraTask}, 2, 2), 2)
 }
 
+// deployed is rbx serve deployed from the manifests, and a client.
+type deployed struct {
+	cs   kubernetes.Interface
+	app  *applier
+	p    *player
+	pod  *corev1.Pod
+	root string
+	imgs testImages
+}
+
+// deploy builds the images, makes the state volume, applies the e2e
+// overlay with the first tasks image, and waits until rbx serve answers
+// through its Service with every task; teardown (then the check that
+// nothing is left) is registered.
+func deploy(t testing.TB) *deployed {
+	t.Helper()
+	kc := k8stest.Kubeconfig(t)
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	require.NoError(t, err)
+	cs, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	imgs := buildImages(t, root)
+	app := newApplier(t, cfg)
+	t.Cleanup(func() { nothingLeft(t, cs) }) // runs last
+	stateVolume(t, cs, kc)
+	t.Cleanup(func() { teardown(t, cs) }) // before the volume goes
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	require.NoError(t, app.apply(ctx, render(t, root, imgs, imgs.tasks1)))
+	pod := waitServePod(t, cs, "", 4*time.Minute)
+	svc, err := cs.CoreV1().Services(ns).Get(ctx, "rbx-serve", metav1.GetOptions{})
+	require.NoError(t, err)
+	p, err := newPlayer(fmt.Sprintf("http://%s:8700", svc.Spec.ClusterIP), "e2e-token")
+	require.NoError(t, err)
+	waitTasks(t, cs, p, append(slices.Clone(exampleTasks), "hello"), 3*time.Minute)
+	t.Logf("deployed and serving every task in %v", time.Since(start).Round(time.Second))
+	return &deployed{cs: cs, app: app, p: p, pod: pod, root: root, imgs: imgs}
+}
+
 // allSucceeded checks that every one of the n outcomes succeeded.
-func allSucceeded(t *testing.T, out []outcome, n int) {
+func allSucceeded(t testing.TB, out []outcome, n int) {
 	t.Helper()
 	require.Len(t, out, n)
 	for _, o := range out {
@@ -142,7 +165,7 @@ func allSucceeded(t *testing.T, out []outcome, n int) {
 }
 
 // waitTasks waits until the server serves every one of ids.
-func waitTasks(t *testing.T, cs kubernetes.Interface, p *player, ids []string, within time.Duration) {
+func waitTasks(t testing.TB, cs kubernetes.Interface, p *player, ids []string, within time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
@@ -170,7 +193,7 @@ func waitTasks(t *testing.T, cs kubernetes.Interface, p *player, ids []string, w
 }
 
 // waitHealthy waits until /healthz answers through the Service.
-func waitHealthy(t *testing.T, p *player, within time.Duration) {
+func waitHealthy(t testing.TB, p *player, within time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
@@ -184,7 +207,7 @@ func waitHealthy(t *testing.T, p *player, within time.Duration) {
 }
 
 // curricula returns the curriculum state of each task.
-func curricula(t *testing.T, p *player, tasks []string) map[string]curriculum.Status {
+func curricula(t testing.TB, p *player, tasks []string) map[string]curriculum.Status {
 	t.Helper()
 	out := map[string]curriculum.Status{}
 	for _, id := range tasks {
@@ -205,7 +228,7 @@ func episodes(st curriculum.Status) int {
 }
 
 // sandboxPods lists the names of rbx's sandbox pods in the namespace.
-func sandboxPods(t *testing.T, cs kubernetes.Interface) []string {
+func sandboxPods(t testing.TB, cs kubernetes.Interface) []string {
 	t.Helper()
 	pods, err := cs.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "rbx.managed=true"})
 	require.NoError(t, err)
@@ -217,7 +240,7 @@ func sandboxPods(t *testing.T, cs kubernetes.Interface) []string {
 }
 
 // gone waits until none of the pods named is left.
-func gone(t *testing.T, cs kubernetes.Interface, names []string, within time.Duration) {
+func gone(t testing.TB, cs kubernetes.Interface, names []string, within time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
@@ -236,7 +259,7 @@ func gone(t *testing.T, cs kubernetes.Interface, names []string, within time.Dur
 
 // nothingLeft checks, after teardown, that no pod, lease, claim or volume
 // of the deployment is left in the cluster.
-func nothingLeft(t *testing.T, cs kubernetes.Interface) {
+func nothingLeft(t testing.TB, cs kubernetes.Interface) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "metadata.namespace=" + ns})

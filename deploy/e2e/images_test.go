@@ -27,7 +27,7 @@ type testImages struct {
 // buildImages builds the server image from deploy/kubernetes/Dockerfile
 // over a static rbx, deploy-otp's service, and two tags of a tasks image
 // from tasks.Dockerfile: every example, then the same plus one task.
-func buildImages(t *testing.T, root string) testImages {
+func buildImages(t testing.TB, root string) testImages {
 	t.Helper()
 	bin := t.TempDir()
 	goBuild(t, root, filepath.Join(bin, "rbx"), "./cmd/rbx")
@@ -62,7 +62,7 @@ func buildImages(t *testing.T, root string) testImages {
 
 // tasksContext is a build context of tasks.Dockerfile holding every
 // bundled example under tasks/.
-func tasksContext(t *testing.T, root string) string {
+func tasksContext(t testing.TB, root string) string {
 	t.Helper()
 	dir := t.TempDir()
 	copyFile(t, filepath.Join(root, "deploy/kubernetes/tasks.Dockerfile"), filepath.Join(dir, "Dockerfile"))
@@ -72,7 +72,7 @@ func tasksContext(t *testing.T, root string) string {
 
 // helloTask writes the ConfigMap's hello task as a task folder under
 // another id: task.yaml and trajectory.json.
-func helloTask(t *testing.T, root, id, dir string) {
+func helloTask(t testing.TB, root, id, dir string) {
 	t.Helper()
 	src := filepath.Join(root, "deploy/e2e/configmap-tasks")
 	task, err := os.ReadFile(filepath.Join(src, "hello.yaml"))
@@ -88,7 +88,7 @@ func helloTask(t *testing.T, root, id, dir string) {
 
 // tag names a build context's image by its content, so that a changed
 // context is built anew and an unchanged one is not.
-func tag(t *testing.T, name, dir string) string {
+func tag(t testing.TB, name, dir string) string {
 	t.Helper()
 	h := sha256.New()
 	require.NoError(t, images.ContextTar(dir, h))
@@ -96,7 +96,7 @@ func tag(t *testing.T, name, dir string) string {
 }
 
 // goBuild builds a static binary of pkg (the server image has no libc).
-func goBuild(t *testing.T, root, out, pkg string) {
+func goBuild(t testing.TB, root, out, pkg string) {
 	t.Helper()
 	cmd := exec.Command(goCommand(), "build", "-o", out, pkg)
 	cmd.Dir = root
@@ -112,7 +112,7 @@ func goCommand() string {
 	return "/usr/local/go/bin/go"
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	require.NoError(t, err)

@@ -25,7 +25,7 @@ import (
 // render runs kustomize (its Go library, the code of `kubectl apply -k`)
 // on the e2e overlay with the test's images: what a user's overlay does
 // with kustomize's images: field.
-func render(t *testing.T, root string, imgs testImages, tasks string) []*unstructured.Unstructured {
+func render(t testing.TB, root string, imgs testImages, tasks string) []*unstructured.Unstructured {
 	t.Helper()
 	dir := t.TempDir()
 	name := func(ref string) (string, string) {
@@ -72,7 +72,7 @@ type applier struct {
 	mapper meta.RESTMapper
 }
 
-func newApplier(t *testing.T, cfg *rest.Config) *applier {
+func newApplier(t testing.TB, cfg *rest.Config) *applier {
 	t.Helper()
 	dyn, err := dynamic.NewForConfig(cfg)
 	require.NoError(t, err)
