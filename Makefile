@@ -132,6 +132,7 @@ bench-run:
 	$(GO) test -run '^$$' -bench 'Step' -benchtime 200x -timeout 30m ./sandbox/kubernetes/
 	$(GO) test -run '^$$' -bench 'Create' -benchtime 10x -timeout 30m ./sandbox/kubernetes/
 	$(GO) test -run '^$$' -bench 'Recycle' -benchtime 10x -timeout 30m ./sandbox/kubernetes/
+	$(GO) test -run '^$$' -bench DeployedServe -benchtime 1x -timeout 30m ./deploy/e2e/
 	$(GO) test -run '^$$' -bench ServeLoad -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench PrefixCache -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench StartManyTasks -benchtime 1x -timeout 30m ./server/

@@ -99,6 +99,7 @@ need_packages() {
 	command -v etcd >/dev/null || missing+=(etcd-server)
 	[ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
 	command -v containerd >/dev/null || missing+=(containerd)
+	command -v nft >/dev/null || missing+=(nftables) # kube-proxy's nftables mode
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing ${missing[*]}"
 	apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q "${missing[@]}" >/dev/null; }
