@@ -41,8 +41,9 @@ var errNotReady = errors.New("tools not in place yet")
 // Two waits race. The kubelet publishes a container's start only at its
 // next status relist, up to a second after it, but serves an exec as soon
 // as the container runs (it looks the container up in the runtime, and
-// the API server asks only that the pod has a node): so once the pod is
-// scheduled readyProbe runs every probeEvery. The status watch still
+// the API server asks only that the pod has a node), and records a Started
+// event at once: so once that event is seen readyProbe runs every
+// probeEvery (not before: startedevent.go says why). The status watch still
 // reports every failure as before, and is what sees the pod scheduled.
 func (r *Runtime) waitRunning(ctx context.Context, name string) error {
 	return r.waitStarted(ctx, name, r.readyProbe)
@@ -58,12 +59,15 @@ func (r *Runtime) waitStarted(ctx context.Context, name string, probe probeFunc)
 	defer wg.Wait() // after cancel: neither wait outlives the call
 	defer cancel()
 	scheduled := make(chan *corev1.Pod, 1)
-	var once sync.Once
+	var once, startOnce sync.Once
+	started := make(chan struct{}) // closed when the sandbox container is known to run
+	markStarted := func() { startOnce.Do(func() { close(started) }) }
 	status, ready := make(chan error, 1), make(chan error, 1)
 	wg.Go(func() {
 		status <- r.watchStatus(ctx, name, func(p *corev1.Pod) { once.Do(func() { scheduled <- p }) })
 	})
-	wg.Go(func() { ready <- probeUntil(ctx, scheduled, probe) })
+	wg.Go(func() { r.watchStartedEvent(ctx, name, markStarted) })
+	wg.Go(func() { ready <- probeUntil(ctx, scheduled, started, probe) })
 	start := time.Now()
 	select {
 	case err := <-ready:
@@ -79,6 +83,7 @@ func (r *Runtime) waitStarted(ctx context.Context, name string, probe probeFunc)
 	}
 	// The status says the sandbox container runs; the tools come at once
 	// (the sidecar started in the same kubelet sync).
+	markStarted()
 	t := time.NewTimer(answerGrace)
 	defer t.Stop()
 	select {
@@ -94,12 +99,19 @@ func (r *Runtime) waitStarted(ctx context.Context, name string, probe probeFunc)
 	}
 }
 
-// probeUntil runs probe on the pod scheduled sends, every probeEvery,
-// until it succeeds (nil) or ctx ends (ctx's error with the last probe's).
-func probeUntil(ctx context.Context, scheduled <-chan *corev1.Pod, probe probeFunc) error {
+// probeUntil runs probe on the pod scheduled sends, once started is
+// closed (never into a container not started yet: see startedevent.go),
+// every probeEvery, until it succeeds (nil) or ctx ends (ctx's error with
+// the last probe's).
+func probeUntil(ctx context.Context, scheduled <-chan *corev1.Pod, started <-chan struct{}, probe probeFunc) error {
 	var p *corev1.Pod
 	select {
 	case p = <-scheduled:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-started:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
