@@ -31,7 +31,7 @@ func (r *Runtime) watchStartedEvent(ctx context.Context, name string, started fu
 		r.cfg.log.Debug("events of a starting pod: waiting for its status instead", "pod", name, "err", err)
 		return
 	}
-	if sandboxStarted(list.Items...) {
+	if sandboxStarted(name, list.Items...) {
 		started()
 		return
 	}
@@ -49,7 +49,7 @@ func (r *Runtime) watchStartedEvent(ctx context.Context, name string, started fu
 			if !ok {
 				return // the watch ended: the status wait remains
 			}
-			if e, isEvent := ev.Object.(*corev1.Event); isEvent && sandboxStarted(*e) {
+			if e, isEvent := ev.Object.(*corev1.Event); isEvent && sandboxStarted(name, *e) {
 				started()
 				return
 			}
@@ -58,10 +58,10 @@ func (r *Runtime) watchStartedEvent(ctx context.Context, name string, started fu
 }
 
 // sandboxStarted reports whether one of evs is the kubelet's Started event
-// of the sandbox container (not the tools sidecar's).
-func sandboxStarted(evs ...corev1.Event) bool {
+// of pod's sandbox container (not the tools sidecar's).
+func sandboxStarted(pod string, evs ...corev1.Event) bool {
 	for _, e := range evs {
-		if e.Reason == "Started" && e.InvolvedObject.FieldPath == "spec.containers{"+containerName+"}" {
+		if e.Reason == "Started" && e.InvolvedObject.Name == pod && e.InvolvedObject.FieldPath == "spec.containers{"+containerName+"}" {
 			return true
 		}
 	}
