@@ -15,7 +15,7 @@ import (
 
 // BenchmarkIntegrationResetKubernetes prints, in one run, warm pool resets
 // and cold resets (a new pod created, started, its session opened and
-// replayed to k) on the Kubernetes backend for k ∈ {0, 10, 50}, the same
+// replayed to k) on the Kubernetes backend for k ∈ {0, 10}, the same
 // trivial steps on both sides: BenchmarkIntegrationReset's Kubernetes rows
 // with more cold samples and no Docker needed; then the same on the runsc
 // RuntimeClass when the cluster has it (docs/benchmarks.md). Run with
@@ -32,7 +32,7 @@ func BenchmarkIntegrationResetKubernetes(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		fmt.Printf("\nkubernetes reset latency, rbx/busybox, trivial shell steps (ms)\n%-36s %4s %9s %9s %9s\n", "method", "k", "p50", "p99", "p50/warm")
 		for _, r := range runtimes {
-			for _, k := range []int{0, 10, 50} {
+			for _, k := range []int{0, 10} {
 				warm, cold := kubeRows(b, r.rt, k, r.name+": ", 20, 10)
 				if r.name == "runc" && k == 10 {
 					b.ReportMetric(msf(cold.q(.5)), "cold10-p50-ms")

@@ -64,12 +64,14 @@ func (s *Sandbox) startSession(ctx context.Context) error {
 }
 
 // firstCheck is what the first session shell's supervisor runs before the
-// usual prefix: it fails (125, and the shell is opened again) until the
-// tools sidecar wrote toolsReady, then makes the workdir as the
-// container's main process does (the shell may start before that process
-// got to it). Both with the pod's busybox, by its path: the image's shell
-// only runs it, as it runs every step.
+// usual prefix: it waits for the tools sidecar's toolsReady as readyScript
+// does (polling in the container costs less than another exec), fails
+// (125, and the shell is opened again) when it does not come, then makes
+// the workdir as the container's main process does (the shell may start
+// before that process got to it). The check, the pause and the mkdir run
+// the pod's busybox, by its path: the image's shell only runs it, as it
+// runs every step.
 func (s *Sandbox) firstCheck() string {
-	return busybox + " test -e " + toolsReady + " 2>/dev/null || exit 125; " +
-		busybox + " mkdir -p -- " + session.Quote(s.workdir) + " 2>/dev/null; "
+	return "i=0; until " + busybox + " test -e " + toolsReady + " 2>/dev/null; do [ $i -lt 200 ] || exit 125; i=$((i+1)); " +
+		busybox + " usleep 10000 2>/dev/null; done; " + busybox + " mkdir -p -- " + session.Quote(s.workdir) + " 2>/dev/null; "
 }
