@@ -40,8 +40,9 @@ func BenchmarkIntegrationSessionStep(b *testing.B) { benchStep(b, sandbox.ModeSe
 
 func BenchmarkIntegrationExecStep(b *testing.B) { benchStep(b, sandbox.ModeExec) }
 
-// BenchmarkIntegrationCreate measures create (pod scheduled, init container
-// run, sandbox container started, session shell answering) plus remove.
+// BenchmarkIntegrationCreate measures create (pod scheduled, tools sidecar
+// and sandbox container started, session shell answering with the tools
+// in place) plus remove.
 func BenchmarkIntegrationCreate(b *testing.B) {
 	rt := k8stest.Runtime(b)
 	ctx := context.Background()

@@ -30,7 +30,7 @@ var _ sandbox.Runtime = (*Runtime)(nil)
 const DefaultNamespace = "rbx"
 
 // DefaultToolsImage holds the static busybox copied into every pod by its
-// init container (see pod.go): rbx's own busybox image.
+// tools sidecar (see tools.go): rbx's own busybox image.
 const DefaultToolsImage = "rbx/busybox:latest"
 
 // DefaultStartTimeout bounds how long Create waits for a pod to run when
@@ -159,8 +159,8 @@ func WithPullPolicy(p sandbox.PullPolicy) Option {
 	}
 }
 
-// WithToolsImage sets the image whose static /bin/busybox the init
-// container copies into each pod (default DefaultToolsImage).
+// WithToolsImage sets the image whose static /bin/busybox the tools
+// sidecar copies into each pod (default DefaultToolsImage).
 func WithToolsImage(ref string) Option {
 	return func(c *config) error {
 		if ref == "" {
