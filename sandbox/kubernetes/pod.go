@@ -126,7 +126,7 @@ func (r *Runtime) recyclable(pod *corev1.Pod, spec sandbox.Spec) {
 		Name: agentInstall, Image: r.cfg.agentImage, ImagePullPolicy: pullPolicy(r.cfg.pull, r.cfg.agentImage),
 		Command:         []string{"/rbx-agent", "install", agentPath},
 		VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
-		SecurityContext: toolsSecurity(), Resources: corev1.ResourceRequirements{Limits: smallLimits(), Requests: smallLimits()},
+		SecurityContext: toolsSecurity(), Resources: corev1.ResourceRequirements{Limits: copyLimits(), Requests: smallLimits()},
 	})
 	sandboxContainer(ps).Command = []string{agentPath, "init"}
 	root, no := int64(0), false

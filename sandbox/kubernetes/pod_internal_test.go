@@ -85,6 +85,7 @@ func TestPodForTools(t *testing.T) {
 	assert.Empty(t, sc.Capabilities.Add)
 	assert.Equal(t, "5m", tools.Resources.Requests.Cpu().String())
 	assert.Equal(t, "32Mi", tools.Resources.Limits.Memory().String())
+	assert.Equal(t, "1", tools.Resources.Limits.Cpu().String(), "at 100m the copy spread over several quota periods")
 }
 
 func TestPodForRefuses(t *testing.T) {

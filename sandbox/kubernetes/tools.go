@@ -41,6 +41,15 @@ func smallLimits() corev1.ResourceList {
 	return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("32Mi")}
 }
 
+// copyLimits are the limits of a container that copies binaries into the
+// tools volume while the pod starts: at 100m its few processes' CPU was
+// spread over several 100 ms quota periods (the tools were in place
+// 0.3–1 s after the sandbox container started, 2026-12-03), at 1 CPU the
+// copy takes a few tens of ms.
+func copyLimits() corev1.ResourceList {
+	return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("32Mi")}
+}
+
 // idleRequests are what an idle container beside the sandbox's requests:
 // a regular container's requests add to the pod's, and a request of its
 // limit would halve how many pods a node's CPU schedules.
@@ -60,6 +69,6 @@ func (r *Runtime) toolsSidecar() corev1.Container {
 		Command:         []string{"/bin/busybox", "sh", "-c", toolsScript + " && exec /bin/busybox sleep 2147483647"},
 		VolumeMounts:    []corev1.VolumeMount{{Name: toolsVolume, MountPath: toolsDir}},
 		SecurityContext: toolsSecurity(),
-		Resources:       corev1.ResourceRequirements{Limits: smallLimits(), Requests: idleRequests()},
+		Resources:       corev1.ResourceRequirements{Limits: copyLimits(), Requests: idleRequests()},
 	}
 }
