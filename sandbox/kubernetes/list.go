@@ -24,9 +24,10 @@ func (r *Runtime) Open(ctx context.Context, id string) (sandbox.Sandbox, error) 
 		return nil, fmt.Errorf("open sandbox %s: %w", id, err)
 	}
 	// Create returns once the pod answers an exec, which can be before the
-	// kubelet's next status relist says Running: a pending pod that answers
-	// is open too.
-	if p.Status.Phase != corev1.PodRunning && (p.Status.Phase != corev1.PodPending || r.readyProbe(ctx, p) != nil) {
+	// kubelet's next status relist says Running: a pending pod whose
+	// sandbox container has started (never an exec before: startedevent.go)
+	// and that answers is open too.
+	if p.Status.Phase != corev1.PodRunning && (p.Status.Phase != corev1.PodPending || !r.startedNow(ctx, p) || r.readyProbe(ctx, p) != nil) {
 		return nil, fmt.Errorf("open sandbox %s: pod is %s, not running", id, p.Status.Phase)
 	}
 	sb := newSandbox(r, id, specFromPod(p))

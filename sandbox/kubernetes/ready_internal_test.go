@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -154,4 +155,30 @@ func TestWaitStartedRunningNoAnswer(t *testing.T) {
 	err := r.waitStarted(context.Background(), "p", p.probe)
 	require.ErrorIs(t, err, broken)
 	assert.Less(t, time.Since(start), 10*time.Second)
+}
+
+// TestStartedNow: Open probes a pending pod only once its sandbox
+// container is known to have started, by its status or the kubelet's
+// Started event; the tools sidecar's event does not count.
+func TestStartedNow(t *testing.T) {
+	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+	tests := []struct {
+		name   string
+		state  corev1.ContainerState
+		events []runtime.Object
+		want   bool
+	}{
+		{"status running", running, nil, true},
+		{"creating, no event", creating, nil, false},
+		{"creating, tools started", creating, []runtime.Object{startedEvent("tools", toolsName)}, false},
+		{"creating, sandbox started", creating, []runtime.Object{startedEvent("a", containerName)}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := testRuntime(sandbox.PullNever)
+			r.cfg.log = slog.New(slog.DiscardHandler)
+			r.cs = fake.NewClientset(tc.events...)
+			assert.Equal(t, tc.want, r.startedNow(context.Background(), podWith("node", corev1.PodPending, tc.state)))
+		})
+	}
 }

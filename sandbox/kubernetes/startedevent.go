@@ -67,3 +67,23 @@ func sandboxStarted(pod string, evs ...corev1.Event) bool {
 	}
 	return false
 }
+
+// startedNow reports whether pod p's sandbox container has started, by
+// its status or, when the status is behind, by the kubelet's Started event
+// (one List): Open probes a pending pod only then, for the socket an exec
+// into a container not started yet would leak. Events rbx may not read
+// leave the status alone to decide.
+func (r *Runtime) startedNow(ctx context.Context, p *corev1.Pod) bool {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == containerName && cs.State.Running != nil {
+			return true
+		}
+	}
+	sel := fields.Set{"involvedObject.name": p.Name, "reason": "Started"}.AsSelector().String()
+	list, err := r.cs.CoreV1().Events(r.namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
+	if err != nil {
+		r.cfg.log.Debug("events of a pending pod: its status alone decides", "pod", p.Name, "err", err)
+		return false
+	}
+	return sandboxStarted(p.Name, list.Items...)
+}
