@@ -27,7 +27,7 @@ K8S_CLUSTER := scripts/k8s-cluster.sh
 DATASET_FLAGS_10   ?=
 DATASET_FLAGS_1000 ?=
 
-.PHONY: all build images images-all host-setup demo test test-run corpus unit race bench bench-run fuzz vet clean k8s-up k8s-down
+.PHONY: all build images images-all host-setup demo test test-prereqs test-run k8s-build corpus unit race bench bench-run fuzz vet clean k8s-up k8s-down
 
 all: build
 
@@ -62,7 +62,10 @@ demo:
 # or fail; RBX_REQUIRE_KUBERNETES=1 makes its tests fail, not skip, when it
 # does not answer. down fails the run when a pod labelled rbx.managed (or an
 # owner lease) is left in the cluster, or the host is not as before.
-test: host-setup images-all vet
+# The image builds wait mostly on downloads and the disk, so vet and the
+# Kubernetes binaries' build (CPU) run beside them (-j3).
+test: host-setup
+	$(MAKE) --no-print-directory -j3 test-prereqs
 ifeq ($(K8S),1)
 	$(K8S_CLUSTER) up
 	RBX_KUBECONFIG=$$($(K8S_CLUSTER) kubeconfig) RBX_REQUIRE_KUBERNETES=1 $(MAKE) --no-print-directory test-run; \
@@ -70,6 +73,13 @@ ifeq ($(K8S),1)
 else
 	$(MAKE) --no-print-directory test-run
 endif
+
+test-prereqs: images-all vet $(if $(filter 1,$(K8S)),k8s-build)
+
+# The test cluster's server binaries, built once and cached (k8s-cluster
+# up builds them too when missing).
+k8s-build:
+	scripts/k8s/build.sh
 
 # Test artefacts (the dashboard's screenshots) are kept in test-artefacts/.
 # The Python tests run even when a Go test failed (their verdicts are
