@@ -31,8 +31,14 @@ DATASET_FLAGS_1000 ?=
 
 all: build
 
+# bin/rbx is static (CGO_ENABLED=0; only the standard library's net and
+# os/user have cgo forms, and their pure-Go ones read /etc/hosts,
+# resolv.conf and /etc/passwd): it is the server image's binary
+# (deploy/kubernetes/Dockerfile), and the deployment test's own static
+# build of ./cmd/rbx then hits the build cache instead of compiling the
+# Kubernetes client a second time inside make test.
 build:
-	$(GO) build -o $(BIN) ./cmd/rbx
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/rbx
 	CGO_ENABLED=0 $(GO) build -o bin/rbx-agent ./cmd/rbx-agent
 
 # Base images are built locally (no registry): static busybox, Debian
