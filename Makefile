@@ -1,5 +1,13 @@
 # rbx — make targets. `make demo` and `make test` are the quick start.
 GO      ?= go
+# rbx ships static (bin/rbx, the server image), so everything but make race
+# (the race detector needs cgo) builds, vets and tests that form: one
+# compile of every package, the Kubernetes client's included, serves make
+# build, go vet, the test binaries and the tests' own static builds of
+# cmd/rbx and cmd/rbx-agent, where a cgo build beside it compiled them all
+# twice.
+CGO_ENABLED ?= 0
+export CGO_ENABLED
 BIN     := bin/rbx
 PKGS    := ./...
 # Integration tests use the real Docker engine; the budget covers a cold
@@ -31,12 +39,10 @@ DATASET_FLAGS_1000 ?=
 
 all: build
 
-# bin/rbx is static (CGO_ENABLED=0; only the standard library's net and
-# os/user have cgo forms, and their pure-Go ones read /etc/hosts,
+# bin/rbx is static whatever CGO_ENABLED says (only the standard library's
+# net and os/user have cgo forms, and their pure-Go ones read /etc/hosts,
 # resolv.conf and /etc/passwd): it is the server image's binary
-# (deploy/kubernetes/Dockerfile), and the deployment test's own static
-# build of ./cmd/rbx then hits the build cache instead of compiling the
-# Kubernetes client a second time inside make test.
+# (deploy/kubernetes/Dockerfile).
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/rbx
 	CGO_ENABLED=0 $(GO) build -o bin/rbx-agent ./cmd/rbx-agent
@@ -118,7 +124,7 @@ unit:
 # Unit tests under the race detector (CI runs it beside make test): -short
 # keeps the engine tests out, so it stays within minutes.
 race:
-	$(GO) test -race -short -count=1 -timeout 20m $(PKGS)
+	CGO_ENABLED=1 $(GO) test -race -short -count=1 -timeout 20m $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)
