@@ -121,8 +121,9 @@ k8s-down:
 unit:
 	$(GO) test -count=1 -short -timeout 5m $(PKGS)
 
-# Unit tests under the race detector (CI runs it beside make test): -short
-# keeps the engine tests out, so it stays within minutes.
+# Unit tests under the race detector (CI runs it beside its image builds;
+# the detector needs cgo): -short keeps the engine tests out, so it stays
+# within minutes.
 race:
 	CGO_ENABLED=1 $(GO) test -race -short -count=1 -timeout 20m $(PKGS)
 
