@@ -1,101 +1,39 @@
 package docker
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
-	"strings"
-	"time"
 
-	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
 
-	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/recycle/agent"
+	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
-// maxLinks bounds how many symlinks ReadFile follows.
-const maxLinks = 8
+// WriteFile and ReadFile act for a step or a policy, so they run in the
+// sandbox as its user (Spec.User) with the image's sh and tools: the
+// kernel checks what it checks for a shell command of that user, and a
+// refusal is a *sandbox.FileError (session.WriteScript). Small files go
+// through the session shell (a round trip); larger ones, exec mode and a
+// session that cannot take them go through a process of their own,
+// spawned by PID 1's mux where there is one, else an engine exec — never
+// the engine's archive API, which writes as root whatever the user.
+// WriteFiles, for rbx's own files, does use the archive API (files_batch.go).
 
 // WriteFile writes data at p (relative paths resolve against the workdir),
 // creating missing parent directories. mode 0 keeps the mode of an existing
 // file (an edit must not drop the executable bit) and means 0644 for a new
-// one. Files belong to the container's user.
+// one. Files belong to the sandbox's user.
 func (s *Sandbox) WriteFile(ctx context.Context, p string, data []byte, mode fs.FileMode) error {
 	p = s.resolve(p)
 	if ok, err := s.writeViaSession(ctx, p, data, mode); ok {
 		return err
 	}
-	if mode == 0 {
-		mode = 0o644
-		if st, err := s.rt.cli.ContainerStatPath(ctx, s.id, p); err == nil && st.Mode.IsRegular() {
-			mode = st.Mode.Perm()
-		}
-	}
-	// Extract at the deepest existing ancestor: a tar entry for a directory
-	// that exists would reset its mode and owner (think /tmp).
-	base, missing, err := s.existingAncestor(ctx, path.Dir(p))
-	if err != nil {
-		return fmt.Errorf("write %s in %s: %w", p, s.id, err)
-	}
-	rel := strings.TrimPrefix(strings.TrimPrefix(p, base), "/")
-	archive, err := tarFile(missing, rel, data, mode, s.owner)
-	if err != nil {
-		return fmt.Errorf("write %s in %s: %w", p, s.id, err)
-	}
-	err = s.rt.cli.CopyToContainer(ctx, s.id, base, archive, s.copyOptions())
-	if err != nil {
-		return fmt.Errorf("write %s in %s: %w", p, s.id, s.gone(ctx, err))
-	}
-	return nil
-}
-
-// existingAncestor walks up from dir to the first path that exists and
-// returns it with the missing directories below it, relative to it and
-// outermost first.
-func (s *Sandbox) existingAncestor(ctx context.Context, dir string) (string, []string, error) {
-	var missing []string
-	for d := dir; ; d = path.Dir(d) {
-		st, err := s.rt.cli.ContainerStatPath(ctx, s.id, d)
-		if err == nil {
-			if !st.Mode.IsDir() && st.Mode&fs.ModeSymlink == 0 {
-				return "", nil, fmt.Errorf("%s: not a directory", d)
-			}
-			for i, m := range missing {
-				missing[i] = strings.TrimPrefix(strings.TrimPrefix(m, d), "/")
-			}
-			return d, missing, nil
-		}
-		if !cerrdefs.IsNotFound(err) || d == "/" {
-			return "", nil, s.gone(ctx, err)
-		}
-		missing = append([]string{d}, missing...)
-	}
-}
-
-// tarFile builds an archive of the directories dirs and the file name,
-// owned by o (root when nil).
-func tarFile(dirs []string, name string, data []byte, mode fs.FileMode, o *fileOwner) (io.Reader, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	now := time.Now()
-	for _, d := range dirs {
-		h := o.header(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: now})
-		if err := tw.WriteHeader(h); err != nil {
-			return nil, err
-		}
-	}
-	h := o.header(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: int64(mode.Perm()), Size: int64(len(data)), ModTime: now})
-	if err := tw.WriteHeader(h); err != nil {
-		return nil, err
-	}
-	if _, err := tw.Write(data); err != nil {
-		return nil, err
-	}
-	return &buf, tw.Close()
+	return s.files().WriteFile(ctx, p, data, mode)
 }
 
 // ReadFile returns the content at p, following symlinks. A missing file
@@ -105,45 +43,95 @@ func (s *Sandbox) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	if data, ok, err := s.readViaSession(ctx, p); ok {
 		return data, err
 	}
-	for src, i := p, 0; i < maxLinks; i++ {
-		data, target, err := s.readOnce(ctx, src)
-		if err != nil {
-			return nil, fmt.Errorf("read %s in %s: %w", p, s.id, err)
-		}
-		if target == "" {
-			return data, nil
-		}
-		src = target
-	}
-	return nil, fmt.Errorf("read %s in %s: too many symlinks", p, s.id)
+	return s.files().ReadFile(ctx, p)
 }
 
-// readOnce returns the file at p, or the target when p is a symlink.
-func (s *Sandbox) readOnce(ctx context.Context, p string) ([]byte, string, error) {
-	rc, st, err := s.rt.cli.CopyFromContainer(ctx, s.id, p)
+// files runs the file scripts in processes of their own (fileExec).
+func (s *Sandbox) files() session.Files {
+	return session.Files{ID: s.id, Workdir: s.workdir, Exec: s.fileExec}
+}
+
+// fileExec is the session.FileExec of a docker sandbox: /bin/sh as the
+// sandbox's user, through PID 1's mux or an engine exec.
+func (s *Sandbox) fileExec(ctx context.Context, script string, data []byte, out io.Writer) ([]byte, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, session.FileOpTimeout)
+	defer cancel()
+	var buf session.LockedBuffer
+	if out == nil {
+		out = &buf
+	}
+	argv := []string{"/bin/sh", "-c", script}
+	code, err := s.muxFile(ctx, argv, data, out)
+	if err == errNoMux {
+		code, err = s.execFile(ctx, argv, data, out)
+	}
 	if err != nil {
-		if cerrdefs.IsNotFound(err) {
-			if gerr := s.checkRunning(context.WithoutCancel(ctx)); gerr != nil {
-				return nil, "", gerr
-			}
+		return nil, 0, s.gone(ctx, err)
+	}
+	return buf.Bytes(), code, nil
+}
+
+// errNoMux: the sandbox has no PID 1 mux to spawn a process through.
+var errNoMux = fmt.Errorf("no mux")
+
+// muxFile runs argv as the sandbox's exec user through PID 1's mux, with
+// data on its stdin (nil: none), its merged output to out.
+func (s *Sandbox) muxFile(ctx context.Context, argv []string, data []byte, out io.Writer) (int, error) {
+	sp, ok := s.muxSpec()
+	if !ok {
+		return 0, errNoMux
+	}
+	sp.Path, sp.Argv = argv[0], argv
+	mc, err := s.mux.open(agent.OpenRequest{Op: "spawn", Spawn: &sp})
+	if err != nil {
+		return 0, err
+	}
+	defer mc.Close()
+	stop := context.AfterFunc(ctx, func() { mc.fail(ctx.Err()) })
+	defer stop()
+	go func() {
+		if len(data) > 0 {
+			_, _ = mc.Write(data) // a script that stopped reading fails it: its status tells
 		}
-		return nil, "", engineErr(err)
+		_ = mc.CloseWrite()
+	}()
+	_, rerr := io.Copy(out, mc)
+	st, err := mc.Wait(ctx)
+	switch {
+	case err != nil:
+		return 0, err
+	case rerr != nil:
+		return 0, rerr
+	case st.Err != "":
+		return 0, fmt.Errorf("agent mux: %s", st.Err)
 	}
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	h, err := tr.Next()
-	if errors.Is(err, io.EOF) {
-		return nil, "", fmt.Errorf("%w: empty archive", sandbox.ErrNotFound)
-	}
+	return st.Code, nil
+}
+
+// execFile runs argv in an engine exec as the sandbox's exec user, with
+// data on its stdin (nil: none), its output to out.
+func (s *Sandbox) execFile(ctx context.Context, argv []string, data []byte, out io.Writer) (int, error) {
+	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+		AttachStdin: data != nil, AttachStdout: true, AttachStderr: true, Cmd: argv, User: s.execUser, WorkingDir: "/",
+	})
 	if err != nil {
-		return nil, "", err
+		return 0, fmt.Errorf("exec: %w", err)
 	}
-	switch h.Typeflag {
-	case tar.TypeSymlink:
-		return nil, st.LinkTarget, nil
-	case tar.TypeReg:
-		data, err := io.ReadAll(tr)
-		return data, "", err
+	hj, err := s.rt.cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("attach: %w", err)
 	}
-	return nil, "", fmt.Errorf("not a regular file (%s)", st.Mode)
+	defer hj.Close()
+	stop := context.AfterFunc(ctx, func() { hj.Close() }) // the hijacked connection ignores ctx
+	defer stop()
+	if data != nil {
+		go func() {
+			_, _ = io.Copy(hj.Conn, bytes.NewReader(data))
+			_ = hj.CloseWrite()
+		}()
+	}
+	if _, err := stdcopy.StdCopy(out, out, hj.Reader); err != nil && ctx.Err() != nil {
+		return 0, fmt.Errorf("read: %w", ctx.Err())
+	}
+	return s.exitCode(ctx, ex.ID)
 }

@@ -45,5 +45,5 @@ func TestIntegrationFilesTakeTheSessionPath(t *testing.T) {
 	big := make([]byte, sessionFileMax+1)
 	handled, err = s.writeViaSession(ctx, "/workspace/big", big, 0)
 	require.NoError(t, err)
-	assert.False(t, handled, "large files go through the archive API")
+	assert.False(t, handled, "large files go through a stream of their own")
 }

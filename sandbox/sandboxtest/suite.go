@@ -96,6 +96,7 @@ func Run(t *testing.T, rt sandbox.Runtime, spec sandbox.Spec) {
 		{"NoNetwork", s.testNoNetwork},
 		{"BridgeNetwork", s.testBridgeNetwork},
 		{"User", s.testUser},
+		{"FileAccess", s.testFileAccess},
 		{"ReadOnlyRoot", s.testReadOnlyRoot},
 		{"ReadOnlyRootSeeded", s.testReadOnlyRootSeeded},
 		{"Recycle", s.testRecycle},
