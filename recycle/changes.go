@@ -14,14 +14,25 @@ import (
 func (f *Fresh) Plan(ch agent.Report) (Plan, error) {
 	var p Plan
 	touched := map[string]bool{}
-	restore := func(path string, b agent.Entry) error {
-		if b.Type == agent.TypeSocket {
-			return fmt.Errorf("%q: a socket cannot be restored", path)
-		}
-		p.Create = append(p.Create, b)
-		touched[string(agent.Parent(b.Path))] = true
-		if b.Type == agent.TypeDir {
-			touched[path] = true
+	created := map[int]bool{}
+	// restore recreates the fresh entry i and, for a hard-linked file,
+	// every path of its inode (as links of the first): its link count
+	// and group are the fresh ones again.
+	restore := func(i int) error {
+		for _, j := range f.group(i) {
+			b := f.entry(j)
+			if created[j] {
+				continue
+			}
+			if b.Type == agent.TypeSocket {
+				return fmt.Errorf("%q: a socket cannot be restored", b.Path)
+			}
+			created[j] = true
+			p.Create = append(p.Create, b)
+			touched[string(agent.Parent(b.Path))] = true
+			if b.Type == agent.TypeDir {
+				touched[string(b.Path)] = true
+			}
 		}
 		return nil
 	}
@@ -47,7 +58,7 @@ func (f *Fresh) Plan(ch agent.Report) (Plan, error) {
 			}
 			touched[path] = true // a mount root is never replaced
 		default:
-			if err := restore(path, b); err != nil {
+			if err := restore(i); err != nil {
 				return Plan{}, err
 			}
 		}
@@ -56,8 +67,7 @@ func (f *Fresh) Plan(ch agent.Report) (Plan, error) {
 		if i >= len(f.fps) {
 			return Plan{}, fmt.Errorf("changes: missing index %d of %d", i, len(f.fps))
 		}
-		b := f.entry(i)
-		if err := restore(string(b.Path), b); err != nil {
+		if err := restore(i); err != nil {
 			return Plan{}, err
 		}
 	}
@@ -120,6 +130,9 @@ func (f *Fresh) Accept(plan Plan, after agent.Report, sent map[string]string) er
 			return fmt.Errorf("%q: mtime %d after the restore, fresh %d", e.Path, e.Mtime, b.Mtime)
 		}
 	}
+	if err := f.sameInodes(plan, after, listed); err != nil {
+		return err
+	}
 	if err := sameSums(after.Sums, sent); err != nil {
 		return err
 	}
@@ -152,6 +165,26 @@ func (f *Fresh) takeUntouched(i int, c agent.Entry) bool {
 	return sameShape(f.base.entries[i], c) == nil && f.untouched(c.Path)
 }
 
+// sameInodes checks that every hard link the plan made is listed as the
+// inode of the path it links to (their link count, compared by sameShape,
+// is the fresh one).
+func (f *Fresh) sameInodes(plan Plan, after agent.Report, listed map[string]int) error {
+	for _, b := range plan.Create {
+		to := f.HardLinkOf(b.Path)
+		if to == nil {
+			continue
+		}
+		l, ok := listed[string(to)]
+		if !ok {
+			return fmt.Errorf("%q: linked to %q, which is not listed", b.Path, to)
+		}
+		if e, t := after.Entries[listed[string(b.Path)]], after.Entries[l]; e.Ino != t.Ino || e.Dev != t.Dev {
+			return fmt.Errorf("%q: inode %d, not %q's %d", b.Path, e.Ino, to, t.Ino)
+		}
+	}
+	return nil
+}
+
 func sameSums(sums []agent.Sum, sent map[string]string) error {
 	got := map[string]string{}
 	for _, s := range sums {
@@ -170,7 +203,7 @@ func sameSums(sums []agent.Sum, sent map[string]string) error {
 
 // recreateTrees adds to p.Create, through restore, every fresh entry under
 // a directory p creates that p does not create yet.
-func (f *Fresh) recreateTrees(p *Plan, restore func(string, agent.Entry) error) error {
+func (f *Fresh) recreateTrees(p *Plan, restore func(int) error) error {
 	dirs := map[string]bool{}
 	planned := make(map[string]bool, len(p.Create))
 	for _, c := range p.Create {
@@ -189,7 +222,7 @@ func (f *Fresh) recreateTrees(p *Plan, restore func(string, agent.Entry) error) 
 		}
 		for q := agent.Parent(path); ; q = agent.Parent(q) {
 			if dirs[string(q)] {
-				if err := restore(string(path), f.entry(i)); err != nil {
+				if err := restore(i); err != nil {
 					return err
 				}
 				break

@@ -37,6 +37,10 @@ type Base struct {
 	index   map[string]int
 	shape   [sha256.Size]byte
 	refs    int
+	// leader maps each hard-linked file (agent.LinkGroups) to the first
+	// path of its inode, members each leader to its group.
+	leader  map[int]int
+	members map[int][]int
 }
 
 // Baselines interns fresh listings by shape (paths, types, modes, owners,
@@ -119,7 +123,13 @@ func (b *Baselines) intern(ents []agent.Entry) *Base {
 		base.refs++
 		return base
 	}
-	base := &Base{entries: make([]agent.Entry, len(ents)), index: make(map[string]int, len(ents)), shape: shape, refs: 1}
+	base := &Base{entries: make([]agent.Entry, len(ents)), index: make(map[string]int, len(ents)), shape: shape, refs: 1,
+		leader: agent.LinkGroups(ents), members: map[int][]int{}}
+	for i := range ents {
+		if l, ok := base.leader[i]; ok {
+			base.members[l] = append(base.members[l], i)
+		}
+	}
 	for i, e := range ents {
 		e.Ctime, e.Ino, e.Dev = 0, 0, 0
 		base.entries[i] = e
@@ -179,4 +189,28 @@ func (f *Fresh) Proven() agent.Proven {
 		fps[i] = f.fp(i)
 	}
 	return agent.Proven{Key: f.key, FPs: fps}
+}
+
+// group returns the fresh indexes of the hard-linked files i is one of
+// (i alone when it is not hard-linked), the first path's first.
+func (f *Fresh) group(i int) []int {
+	l, ok := f.base.leader[i]
+	if !ok {
+		return []int{i}
+	}
+	return f.base.members[l]
+}
+
+// HardLinkOf returns the path a restore links path to — the first path of
+// its inode in the fresh listing — or nil when path is that first path or
+// not hard-linked.
+func (f *Fresh) HardLinkOf(path []byte) []byte {
+	i, ok := f.base.index[string(path)]
+	if !ok {
+		return nil
+	}
+	if l, ok := f.base.leader[i]; ok && l != i {
+		return f.base.entries[l].Path
+	}
+	return nil
 }

@@ -99,7 +99,8 @@ func (r *Restore) writePlan(ctx context.Context, plan Plan, w *agent.PlanWriter,
 		}
 	}
 	for _, e := range plan.Meta {
-		op := agent.Op{Op: agent.OpMeta, Path: e.Path, Type: e.Type, Mode: e.Mode, UID: e.UID, GID: e.GID, Mtime: e.Mtime}
+		op := agent.Op{Op: agent.OpMeta, Path: e.Path, Type: e.Type, Mode: e.Mode, UID: e.UID, GID: e.GID, Mtime: e.Mtime,
+			Xattrs: e.Xattrs, Flags: e.Flags, NoFlags: e.NoFlags}
 		if err := w.Write(op, nil); err != nil {
 			return err
 		}
@@ -110,8 +111,9 @@ func (r *Restore) writePlan(ctx context.Context, plan Plan, w *agent.PlanWriter,
 // writeCreate writes the op recreating e, with a file's content.
 func (r *Restore) writeCreate(ctx context.Context, e agent.Entry, w *agent.PlanWriter, sent map[string]string) error {
 	op := agent.Op{Op: agent.OpCreate, Path: e.Path, Type: e.Type, Mode: e.Mode, UID: e.UID, GID: e.GID,
-		Size: e.Size, Link: e.Link, Rdev: e.Rdev, Mtime: e.Mtime, InPlace: e.MountRoot}
-	if e.Type != agent.TypeFile {
+		Size: e.Size, Link: e.Link, Rdev: e.Rdev, Mtime: e.Mtime, InPlace: e.MountRoot,
+		Xattrs: e.Xattrs, Flags: e.Flags, NoFlags: e.NoFlags, HardLink: r.Fresh.HardLinkOf(e.Path)}
+	if e.Type != agent.TypeFile || op.HardLink != nil {
 		return w.Write(op, nil)
 	}
 	var src io.Reader

@@ -79,7 +79,7 @@ func applyAt(dirfd int, name string, op Op, content io.Reader) (string, error) {
 	case OpRemove:
 		return "", removeAt(dirfd, name)
 	case OpMeta:
-		return "", setMeta(dirfd, name, op.Type, op.Mode, op.UID, op.GID, op.Mtime)
+		return "", setMeta(dirfd, name, op)
 	}
 	if op.Type == TypeDir {
 		var st unix.Stat_t
@@ -91,7 +91,7 @@ func applyAt(dirfd int, name string, op Op, content io.Reader) (string, error) {
 				return "", err
 			}
 		}
-		return "", setMeta(dirfd, name, op.Type, op.Mode, op.UID, op.GID, op.Mtime)
+		return "", setMeta(dirfd, name, op)
 	}
 	if op.InPlace {
 		return writeInPlace(dirfd, name, op, content)
@@ -99,11 +99,14 @@ func applyAt(dirfd int, name string, op Op, content io.Reader) (string, error) {
 	if err := removeAt(dirfd, name); err != nil {
 		return "", err
 	}
+	if op.HardLink != nil {
+		return "", hardLink(op.HardLink, dirfd, name)
+	}
 	sum, err := create(dirfd, name, op, content)
 	if err != nil {
 		return "", err
 	}
-	return sum, setMeta(dirfd, name, op.Type, op.Mode, op.UID, op.GID, op.Mtime)
+	return sum, setMeta(dirfd, name, op)
 }
 
 // create makes a new entry of op's type at name (which does not exist).
@@ -151,7 +154,7 @@ func writeInPlace(dirfd int, name string, op Op, content io.Reader) (string, err
 	if err != nil {
 		return "", err
 	}
-	return sum, setMeta(dirfd, name, op.Type, op.Mode, op.UID, op.GID, op.Mtime)
+	return sum, setMeta(dirfd, name, op)
 }
 
 // writeFD writes size bytes of content to fd, closes it and returns their SHA-256.
@@ -169,4 +172,22 @@ func writeFD(fd int, name string, size int64, content io.Reader) (string, error)
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hardLink links name in dirfd to the regular file at target (reached
+// without following a symlink, as every path of a plan).
+func hardLink(target []byte, dirfd int, name string) error {
+	tfd, tname, undo, err := openParent(target)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(tfd)
+	var st unix.Stat_t
+	if err = unix.Fstatat(tfd, tname, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && typeOf(st.Mode) != TypeFile {
+		err = fmt.Errorf("hard link to %q: not a regular file", target)
+	}
+	if err == nil {
+		err = unix.Linkat(tfd, tname, dirfd, name, 0)
+	}
+	return errors.Join(err, undo())
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,7 +17,8 @@ import (
 // gid, size, link target, SHA-256 of a regular file's content; never
 // times or inode numbers; no size for directories, whose size depends on
 // their history on most filesystems), one per process but the caller
-// (comm and command line, no pid) and per IPC object, then the SHA-256 of
+// (comm and command line, no pid); a file's link count, the inode flags
+// compared, every extended attribute (name and value) where there are any and per IPC object, then the SHA-256 of
 // all of them. A mount-root file (/etc/hostname, /etc/hosts, written by
 // the engine per container) shows its metadata but not its content.
 func Digest(w io.Writer, self string) error {
@@ -36,7 +38,7 @@ func Digest(w io.Writer, self string) error {
 				return err
 			}
 		}
-		fmt.Fprintf(out, "%s %04o %d:%d %s %s %q -> %q\n", e.Type, e.Mode, e.UID, e.GID, size, sum, e.Path, e.Link)
+		fmt.Fprintf(out, "%s %04o %d:%d %s %s %q -> %q%s\n", e.Type, e.Mode, e.UID, e.GID, size, sum, e.Path, e.Link, inodeDigest(e))
 	}
 	procs, err := Procs()
 	if err != nil {
@@ -59,6 +61,23 @@ func Digest(w io.Writer, self string) error {
 	}
 	_, err = fmt.Fprintf(w, "total %s\n", hex.EncodeToString(h.Sum(nil)))
 	return err
+}
+
+// inodeDigest is what readInode added to e, as a digest line shows it.
+func inodeDigest(e Entry) string {
+	var b strings.Builder
+	if e.Nlink > 1 {
+		fmt.Fprintf(&b, " nlink=%d", e.Nlink)
+	}
+	if e.NoFlags {
+		b.WriteString(" noflags")
+	} else if e.Flags != 0 {
+		fmt.Fprintf(&b, " flags=%#x", e.Flags)
+	}
+	for _, x := range e.Xattrs {
+		fmt.Fprintf(&b, " %s=%x", x.Name, x.Value)
+	}
+	return b.String()
 }
 
 func fileSum(path string) (string, error) {

@@ -42,14 +42,33 @@ func (k Key) sum(tag byte, data []byte) uint64 {
 // entryBytes serializes every field of e that Unchanged compares, and its
 // path, unambiguously.
 func entryBytes(e Entry) []byte {
-	b := make([]byte, 0, 96+len(e.Path)+len(e.Link))
+	b := make([]byte, 0, 128+len(e.Path)+len(e.Link))
 	b = append(b, e.Type...)
 	for _, v := range []uint64{uint64(e.Mode), uint64(e.UID), uint64(e.GID), uint64(e.Size), e.Rdev,
 		uint64(e.Ctime), uint64(e.Mtime), e.Ino, e.Dev, uint64(len(e.Link)), uint64(len(e.Path))} {
 		b = binary.LittleEndian.AppendUint64(b, v)
 	}
 	b = append(b, e.Link...)
-	return append(b, e.Path...)
+	b = append(b, e.Path...)
+	return appendInode(b, e)
+}
+
+// appendInode serializes what readInode adds to an entry: flags, link
+// count and every extended attribute (an entry without any adds 16 bytes).
+func appendInode(b []byte, e Entry) []byte {
+	nf := uint64(0)
+	if e.NoFlags {
+		nf = 1
+	}
+	b = binary.LittleEndian.AppendUint64(b, uint64(e.Flags)|nf<<32|uint64(e.Nlink)<<33)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(e.Xattrs)))
+	for _, x := range e.Xattrs {
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(x.Name)))
+		b = append(b, x.Name...)
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(x.Value)))
+		b = append(b, x.Value...)
+	}
+	return b
 }
 
 // Proven is what the host sends a recycle: the key and the fingerprint of

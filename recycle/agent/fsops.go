@@ -121,27 +121,33 @@ func removeAt(dirfd int, name string) error {
 	return unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR)
 }
 
-// setMeta sets owner, mode and (when mtime != 0) mtime of name in dirfd,
-// which must be of type typ; chown comes first, since it clears set-id bits.
-func setMeta(dirfd int, name, typ string, mode, uid, gid uint32, mtime int64) error {
+// setMeta gives name in dirfd, which must be of type op.Type, op's owner,
+// mode, extended attributes, inode flags and (when op.Mtime != 0) mtime:
+// chown first, since it clears set-id bits and a file capability; the
+// attributes after the mode, since setting an ACL sets the mode's group
+// bits and a chmod rewrites an ACL's mask.
+func setMeta(dirfd int, name string, op Op) error {
 	var st unix.Stat_t
 	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return err
 	}
-	if got := typeOf(st.Mode); got != typ {
-		return fmt.Errorf("type %s, want %s", got, typ)
+	if got := typeOf(st.Mode); got != op.Type {
+		return fmt.Errorf("type %s, want %s", got, op.Type)
 	}
-	if err := unix.Fchownat(dirfd, name, int(uid), int(gid), unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if err := unix.Fchownat(dirfd, name, int(op.UID), int(op.GID), unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return fmt.Errorf("chown: %w", err)
 	}
-	if typ != TypeSymlink {
-		if err := chmodNoFollow(dirfd, name, mode); err != nil {
+	if op.Type != TypeSymlink {
+		if err := chmodNoFollow(dirfd, name, op.Mode); err != nil {
 			return fmt.Errorf("chmod: %w", err)
 		}
 	}
-	if mtime == 0 {
+	if err := setInode(dirfd, name, op.Type, op.Xattrs, op.Flags, op.NoFlags); err != nil {
+		return err
+	}
+	if op.Mtime == 0 {
 		return nil
 	}
-	ts := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(mtime)}
+	ts := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, unix.NsecToTimespec(op.Mtime)}
 	return unix.UtimesNanoAt(dirfd, name, ts, unix.AT_SYMLINK_NOFOLLOW)
 }

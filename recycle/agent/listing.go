@@ -32,6 +32,17 @@ type Entry struct {
 	// MountRoot is set for the root of a mount (a bind-mounted file such as
 	// /etc/hosts cannot be unlinked, only rewritten in place).
 	MountRoot bool `json:"mr,omitempty"`
+	// Xattrs are every extended attribute the agent can read, sorted by
+	// name; nil (and nothing on the wire) for the usual entry without.
+	Xattrs []Xattr `json:"x,omitempty"`
+	// Flags are a file's or directory's inode flags, FlagsCompared only;
+	// NoFlags says its filesystem has none (FS_IOC_GETFLAGS: ENOTTY or
+	// EOPNOTSUPP).
+	Flags   uint32 `json:"fl,omitempty"`
+	NoFlags bool   `json:"nf,omitempty"`
+	// Nlink is a regular file's link count (0 for other types: a
+	// directory's depends on the filesystem's history).
+	Nlink uint32 `json:"n,omitempty"`
 }
 
 // Entry types.

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"fmt"
+	"strings"
 )
 
 // CheckPath reports whether p is an absolute, clean path: no empty, "."
@@ -41,6 +42,23 @@ func (e *Entry) Check() error {
 	}
 	if e.Mode&^0o7777 != 0 || e.Size < 0 {
 		return fmt.Errorf("path %q: bad mode %o or size %d", e.Path, e.Mode, e.Size)
+	}
+	if e.Flags&^FlagsCompared != 0 || (e.Nlink != 0 && e.Type != TypeFile) {
+		return fmt.Errorf("path %q: bad flags %#x or link count %d", e.Path, e.Flags, e.Nlink)
+	}
+	return CheckXattrs(e.Xattrs)
+}
+
+// CheckXattrs checks a set of extended attributes is sorted by name, each
+// named once, with a name the kernel accepts.
+func CheckXattrs(xs []Xattr) error {
+	for i, x := range xs {
+		if x.Name == "" || len(x.Name) > 255 || strings.IndexByte(x.Name, 0) >= 0 {
+			return fmt.Errorf("bad xattr name %q", x.Name)
+		}
+		if i > 0 && xs[i-1].Name >= x.Name {
+			return fmt.Errorf("xattrs not sorted or repeated at %q", x.Name)
+		}
 	}
 	return nil
 }

@@ -36,6 +36,20 @@ type Op struct {
 	// InPlace rewrites an existing file (a mount root) instead of
 	// replacing it.
 	InPlace bool `json:"ip,omitempty"`
+	// Xattrs are every extended attribute Path must have (others are
+	// removed); Flags its inode flags (FlagsCompared), left alone when
+	// NoFlags.
+	Xattrs  []Xattr `json:"x,omitempty"`
+	Flags   uint32  `json:"fl,omitempty"`
+	NoFlags bool    `json:"nf,omitempty"`
+	// HardLink makes an OpCreate of a file a hard link of that path
+	// (created earlier in the plan): no content follows.
+	HardLink []byte `json:"hl,omitempty"`
+}
+
+// carriesContent reports whether op is followed by Size bytes of content.
+func (op Op) carriesContent() bool {
+	return op.Op == OpCreate && op.Type == TypeFile && op.HardLink == nil
 }
 
 // OpEnd closes a plan.
@@ -55,7 +69,7 @@ func (p *PlanWriter) Write(op Op, content io.Reader) error {
 	if err := p.enc.Encode(op); err != nil {
 		return err
 	}
-	if op.Op != OpCreate || op.Type != TypeFile {
+	if !op.carriesContent() {
 		return nil
 	}
 	n, err := io.Copy(p.w, io.LimitReader(content, op.Size))
@@ -98,7 +112,15 @@ func (p *PlanReader) Next() (Op, io.Reader, error) {
 	if err := CheckPath(op.Path); err != nil {
 		return Op{}, nil, fmt.Errorf("plan: %w", err)
 	}
-	if op.Op == OpCreate && op.Type == TypeFile {
+	if err := CheckXattrs(op.Xattrs); err != nil {
+		return Op{}, nil, fmt.Errorf("plan %q: %w", op.Path, err)
+	}
+	if op.HardLink != nil {
+		if err := CheckPath(op.HardLink); err != nil || op.Op != OpCreate || op.Type != TypeFile {
+			return Op{}, nil, fmt.Errorf("plan %q: bad hard link to %q (%v)", op.Path, op.HardLink, err)
+		}
+	}
+	if op.carriesContent() {
 		return op, io.LimitReader(p.r, op.Size), nil
 	}
 	return op, nil, nil

@@ -170,14 +170,17 @@ func statPath(p []byte) (Entry, error) {
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
-	err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	e := Entry{}
+	if err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+		e, err = entryOf(fd, name, p, &st)
+	}
 	if rerr := restore(); err == nil && rerr != nil {
 		err = rerr
 	}
 	if err != nil {
 		return Entry{}, fmt.Errorf("stat %q: %w", p, err)
 	}
-	return entryOf(p, &st, func() (string, error) { return readlink(fd, name) })
+	return e, nil
 }
 
 // quiesce kills every other process (waiting up to timeout for them to

@@ -58,7 +58,7 @@ func (w walker) root() error {
 	if err := unix.Lstat("/", &st); err != nil {
 		return err
 	}
-	e, err := entryOf([]byte("/"), &st, nil)
+	e, err := entryOf(unix.AT_FDCWD, "/", []byte("/"), &st)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (w walker) dir(fd int, path []byte, depth int, scoped, transit bool) error 
 				err = w.subdir(fd, name, p, &st, depth, false, true, true, !transit)
 			case !transit: // listed, its tree as the image holds it (see Scope)
 				var e Entry
-				if e, err = entryOf(p, &st, nil); err == nil {
+				if e, err = entryOf(fd, name, p, &st); err == nil {
 					*w.out = append(*w.out, e)
 				}
 			}
@@ -117,7 +117,7 @@ func (w walker) dir(fd int, path []byte, depth int, scoped, transit bool) error 
 			}
 			continue
 		}
-		e, err := entryOf(p, &st, func() (string, error) { return readlink(fd, name) })
+		e, err := entryOf(fd, name, p, &st)
 		if err != nil {
 			return err
 		}
@@ -149,7 +149,7 @@ func (w walker) subdir(fd int, name string, p []byte, st *unix.Stat_t, depth int
 	if err := unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return fmt.Errorf("stat %q: %w", p, err)
 	}
-	e, err := entryOf(p, st, nil)
+	e, err := entryOf(fd, name, p, st)
 	e.MountRoot = point
 	(*w.out)[at] = e
 	return err
@@ -167,23 +167,29 @@ func readlink(dirfd int, name string) (string, error) {
 	return string(buf[:n]), nil
 }
 
-// entryOf builds the entry of p from its lstat.
-func entryOf(p []byte, st *unix.Stat_t, link func() (string, error)) (Entry, error) {
+// entryOf builds the entry of p, name in dirfd, from its lstat st and
+// what stat does not say (readInode).
+func entryOf(dirfd int, name string, p []byte, st *unix.Stat_t) (Entry, error) {
 	e := Entry{
 		Path: p, Type: typeOf(st.Mode), Mode: st.Mode & 0o7777, UID: st.Uid, GID: st.Gid, Size: st.Size,
 		Ctime: st.Ctim.Nano(), Mtime: st.Mtim.Nano(), Ino: st.Ino, Dev: st.Dev,
 	}
 	switch e.Type {
 	case TypeSymlink:
-		t, err := link()
+		t, err := readlink(dirfd, name)
 		if err != nil {
 			return Entry{}, fmt.Errorf("readlink %q: %w", p, err)
 		}
 		e.Link = []byte(t)
 	case TypeChar, TypeBlock:
 		e.Rdev = st.Rdev
+	case TypeFile:
+		e.Nlink = uint32(st.Nlink)
 	case "":
 		return Entry{}, fmt.Errorf("%q: unknown file type %o", p, st.Mode)
+	}
+	if err := readInode(dirfd, name, &e, st); err != nil {
+		return Entry{}, fmt.Errorf("%q: %w", p, err)
 	}
 	return e, nil
 }
