@@ -13,6 +13,23 @@ type Episode struct {
 	Refused bool
 }
 
+// XattrsPath is where an episode finds the static xattrs helper
+// (recycletest/xattrs), copied in before it runs.
+const XattrsPath = "/tmp/xattrs"
+
+// CapEpisodes are episodes for a sandbox granted CAP_SETFCAP
+// (Spec.CapAdd): a file capability (security.capability, v2) set on an
+// image binary. The agent has the sandbox's capabilities, SETFCAP
+// included, and the changed file is recreated from the image without it.
+// With rbx's default capabilities the policy cannot set one at all.
+func CapEpisodes(image string) []Episode {
+	bin := "/bin/busybox"
+	if image == Debian {
+		bin = "/usr/bin/yes"
+	}
+	return []Episode{{"setcap", XattrsPath + " cap " + bin + " && " + XattrsPath + " cap /tmp/xattrs && echo ok", false}}
+}
+
 // The images the episodes are written for.
 const (
 	Busybox = "rbx/busybox:latest"
@@ -31,6 +48,10 @@ func Episodes(image string) []Episode {
 	// directory), renamed, moved over another: what a walk scoped by the
 	// upper layer must still see (docs/recycling.md, scoped walks).
 	trees := `rm -rf /usr/sbin && mkdir -p /usr/sbin/new && mv /usr/bin /tmp/ub && mkdir /usr/bin && echo ok`
+	bin := "/bin/busybox"
+	// Hard links of the image: busybox's applets are symlinks, so only a
+	// new link to an image file (delete, touch-back) is tried there.
+	links := `ln /etc/passwd /tmp/pw && ln /etc/passwd /etc/pw2 && echo ok`
 	if image == Debian {
 		tools = evil + `cp /tmp/evil /usr/bin/find && cp /usr/bin/true /bin/tar && ln -sf /tmp/evil /bin/sh && echo ok`
 		ipc = "ipcmk -M 4096 && ipcmk -S 2 && ipcmk -Q && /tmp/ipcobjects"
@@ -42,6 +63,10 @@ func Episodes(image string) []Episode {
 		// one, or rm -rf + mkdir in any sandbox) is opaque, and moving it
 		// away brings the image's back instead of leaving it deleted
 		// (docs/recycling.md, residuals).
+		bin = "/usr/bin/yes"
+		// perl and perl5.36.0, gunzip and uncompress are one inode each
+		// in the image: a restore recreates the pair.
+		links = `chmod 700 /usr/bin/gunzip && ln /usr/bin/perl /tmp/p2 && ln /etc/passwd /etc/pw2 && echo ok`
 		trees = `rm -rf /usr/share/doc/adduser && mkdir -p /usr/share/doc/adduser/new && ` +
 			`mv /usr/share/doc/ca-certificates /tmp/ca && rm -rf /usr/share/doc/ca-certificates && ` +
 			`mv /usr/share/doc/liberror-perl /usr/share/doc/ca-certificates && ` +
@@ -76,9 +101,25 @@ func Episodes(image string) []Episode {
 		// fails when it is not a file; the recycle runs in PID 1 through
 		// its mux, starts no exec, and restores the file.
 		{"etc-group-dir", `rm /etc/group && mkdir /etc/group && echo ok`, false},
+		// Inode metadata (docs/recycling.md, what a listing compares):
+		// user.* attributes on image directories, mount roots and files
+		// and on a workdir file; access and default ACLs (raw
+		// system.posix_acl_* attributes); inode flags where the
+		// filesystem lets them be set (the engine's bind-mounted
+		// /etc/hosts, tmpfs /dev/shm; fuse-overlayfs answers ENOTTY);
+		// a FIFO and unix sockets left behind; hard links.
+		{"xattr-dirs", `{x} set /etc user.x secret && {x} set /root user.r r && {x} set /dev user.d v && ` +
+			`{x} set /dev/shm user.s v && echo ok`, false},
+		{"xattr-files", `echo a > f && {x} set f user.w x && {x} set /etc/passwd user.y v && ` +
+			`{x} set /etc/hosts user.h v && {x} set ` + bin + ` user.z w && echo ok`, false},
+		{"acls", `{x} acl /etc access && {x} acl /root default && {x} acl /etc/group access && echo ok`, false},
+		{"flags", `{x} chattr /etc/hosts 40 && {x} chattr /dev/shm 80 && { {x} chattr /etc/passwd 40 2>/dev/null || true; } && echo ok`, false},
+		{"fifo-socket", `{x} fifo w.fifo && {x} sock w.sock && {x} sock /tmp/s.sock && {x} sock /dev/shm/s && echo ok`, false},
+		{"hard-links", links, false},
 	}
 	for i := range eps {
 		eps[i].Cmd = strings.ReplaceAll(eps[i].Cmd, "{ipc}", ipc)
+		eps[i].Cmd = strings.ReplaceAll(eps[i].Cmd, "{x}", XattrsPath)
 	}
 	return eps
 }

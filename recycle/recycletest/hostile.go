@@ -38,15 +38,41 @@ func Digest(tb testing.TB, sb sandbox.Sandbox) string {
 	return out
 }
 
+// Helpers are the static helpers episodes copy into a sandbox, by the
+// path an episode names them at.
+type Helpers map[string][]byte
+
+// BuildHelpers builds the static helpers: ipcobjects (for images without
+// ipcmk) and xattrs (for images without setfattr, setfacl, setcap,
+// chattr; used on every image alike).
+func BuildHelpers(t *testing.T) Helpers {
+	return Helpers{
+		"/tmp/ipcobjects": BuildStatic(t, "github.com/rbx-sandbox/rbx/recycle/recycletest/ipcobjects"),
+		XattrsPath:        BuildStatic(t, "github.com/rbx-sandbox/rbx/recycle/recycletest/xattrs"),
+	}
+}
+
+// copyHelpers writes into sb the helpers cmd names.
+func copyHelpers(ctx context.Context, t *testing.T, sb sandbox.Sandbox, cmd string, helpers Helpers) {
+	t.Helper()
+	var files []sandbox.File
+	for p, data := range helpers {
+		if strings.Contains(cmd, p) {
+			files = append(files, sandbox.File{Path: p, Data: data, Mode: 0o755})
+		}
+	}
+	if len(files) > 0 {
+		require.NoError(t, sb.WriteFiles(ctx, files))
+	}
+}
+
 // RunEpisode does ep in sb and recycles it. It returns false when Recycle
 // refused (as ep expects), and the recycle's report.
-func RunEpisode(t *testing.T, sb sandbox.Sandbox, ep Episode, helper []byte) (bool, sandbox.RecycleReport) {
+func RunEpisode(t *testing.T, sb sandbox.Sandbox, ep Episode, helpers Helpers) (bool, sandbox.RecycleReport) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if strings.Contains(ep.Cmd, "/tmp/ipcobjects") {
-		require.NoError(t, sb.WriteFiles(ctx, []sandbox.File{{Path: "/tmp/ipcobjects", Data: helper, Mode: 0o755}}))
-	}
+	copyHelpers(ctx, t, sb, ep.Cmd, helpers)
 	res, err := sb.Exec(ctx, sandbox.ExecRequest{Command: ep.Cmd})
 	require.NoError(t, err, ep.Name)
 	require.Contains(t, string(res.Output), "ok", "%s: %s", ep.Name, res.Output)
@@ -91,12 +117,6 @@ func lineSet(s string) map[string]bool {
 		m[l] = true
 	}
 	return m
-}
-
-// BuildIPCObjects builds the static IPC helper (recycletest/ipcobjects)
-// that episodes copy into sandboxes lacking ipcmk.
-func BuildIPCObjects(t *testing.T) []byte {
-	return BuildStatic(t, "github.com/rbx-sandbox/rbx/recycle/recycletest/ipcobjects")
 }
 
 // BuildStatic builds the Go program pkg (an import path) without cgo, so

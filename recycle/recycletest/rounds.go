@@ -37,13 +37,13 @@ func Rounds(rounds int) int {
 // turn, and requires after each recycle that its digest is the fresh
 // sandbox's; an episode the design refuses replaces the sandbox with a new
 // one. It returns the recycles proved fresh and refused.
-func RunRounds(t *testing.T, create func() sandbox.Sandbox, eps []Episode, rounds int, helper []byte) (proved, refused int) {
+func RunRounds(t *testing.T, create func() sandbox.Sandbox, eps []Episode, rounds int, helpers Helpers) (proved, refused int) {
 	t.Helper()
 	sb := create()
 	fresh := Digest(t, sb)
 	for round := 0; round < rounds; round++ {
 		ep := eps[round%len(eps)]
-		if ok, _ := RunEpisode(t, sb, ep, helper); !ok {
+		if ok, _ := RunEpisode(t, sb, ep, helpers); !ok {
 			refused++
 			sb = create()
 			continue

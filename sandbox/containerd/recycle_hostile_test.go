@@ -24,7 +24,7 @@ import (
 // the containerd side: the agent's mount and exec, the image view).
 func TestIntegrationRecycleHostile(t *testing.T) {
 	rt := containerdtest.RecyclingRuntime(t, recycletest.Busybox, recycletest.Debian)
-	helper := recycletest.BuildIPCObjects(t)
+	helper := recycletest.BuildHelpers(t)
 	runs := []struct {
 		image  string
 		mode   sandbox.Mode

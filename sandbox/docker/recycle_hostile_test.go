@@ -32,16 +32,20 @@ type hostileRun struct {
 	// (docker.WithScopedRecycle(false)), else they are scoped by the
 	// upper layer where the engine allows it.
 	fullWalks bool
+	// setfcap grants the sandbox CAP_SETFCAP and adds the episodes that
+	// need it (recycletest.CapEpisodes).
+	setfcap bool
 }
 
 // hostileRuns: 241 rounds, of which 2 in 17 are refused by design, so
 // over 200 recycles proved fresh. Debian's larger tree (13k entries, a
 // digest hashes 290 MB) gets fewer rounds, each episode twice per mode.
 var hostileRuns = []hostileRun{
-	{busybox, sandbox.ModeSession, 2, 60, false},
-	{debian, sandbox.ModeSession, 2, 17, false},
-	{busybox, sandbox.ModeExec, 1, 70, true},
-	{debian, sandbox.ModeExec, 1, 17, false},
+	{busybox, sandbox.ModeSession, 2, 60, false, false},
+	{debian, sandbox.ModeSession, 2, 17, false, false},
+	{busybox, sandbox.ModeExec, 1, 70, true, false},
+	{debian, sandbox.ModeExec, 1, 17, false, false},
+	{busybox, sandbox.ModeSession, 1, 8, false, true},
 }
 
 // TestIntegrationRecycleHostile runs hostile episodes (planted files
@@ -53,12 +57,16 @@ var hostileRuns = []hostileRun{
 func TestIntegrationRecycleHostile(t *testing.T) {
 	rt := newRecycleRuntime(t, busybox, debian)
 	full := newRecycleRuntimeWith(t, []docker.Option{docker.WithScopedRecycle(false)}, busybox, debian)
-	helper := recycletest.BuildIPCObjects(t)
+	helper := recycletest.BuildHelpers(t)
 	var mu sync.Mutex
 	total, refused := 0, 0
 	t.Run("group", func(t *testing.T) {
 		for _, run := range hostileRuns {
-			t.Run(filepath.Base(run.image)+"-"+string(run.mode), func(t *testing.T) {
+			name := filepath.Base(run.image) + "-" + string(run.mode)
+			if run.setfcap {
+				name += "-setfcap"
+			}
+			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				on := rt
 				if run.fullWalks {
@@ -86,14 +94,18 @@ func TestIntegrationRecycleHostile(t *testing.T) {
 }
 
 // do runs one hostileRun and returns the recycles proved fresh and refused.
-func (run hostileRun) do(t *testing.T, rt *docker.Runtime, helper []byte) (proved, refused int) {
+func (run hostileRun) do(t *testing.T, rt *docker.Runtime, helper recycletest.Helpers) (proved, refused int) {
 	if n, err := strconv.Atoi(os.Getenv("RBX_RECYCLE_ROUNDS")); err == nil { // shorter runs while debugging
 		run.rounds = n
 	}
 	spec := recyclable(run.image, run.mode)
+	eps := recycletest.Episodes(run.image)
+	if run.setfcap {
+		spec.CapAdd = []string{"SETFCAP"}
+		eps = append(recycletest.CapEpisodes(run.image), eps...)
+	}
 	first := newSandbox(t, rt, spec)
 	fresh := recycletest.Digest(t, first)
-	eps := recycletest.Episodes(run.image)
 	for i := 0; i < run.sandboxes; i++ {
 		sb := first
 		if i > 0 {
@@ -116,4 +128,17 @@ func (run hostileRun) do(t *testing.T, rt *docker.Runtime, helper []byte) (prove
 		}
 	}
 	return proved, refused
+}
+
+// TestIntegrationRecycleAlternatingTasks alternates two tasks of one
+// class in one recycled sandbox: task A leaves extended attributes, ACLs,
+// inode flags and a hard link on image directories, files and mount
+// roots; task B, in the next session shell, must list them exactly as the
+// fresh sandbox did — over 21 recycles.
+func TestIntegrationRecycleAlternatingTasks(t *testing.T) {
+	rt := newRecycleRuntime(t, busybox)
+	helpers := recycletest.BuildHelpers(t)
+	sb := newSandbox(t, rt, recyclable(busybox, sandbox.ModeSession))
+	n := recycletest.RunAlternating(t, sb, helpers, recycletest.Rounds(10))
+	t.Logf("%d recycles, task B saw none of task A's metadata", n)
 }

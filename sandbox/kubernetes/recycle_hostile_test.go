@@ -24,7 +24,7 @@ import (
 func TestIntegrationRecycleHostile(t *testing.T) {
 	rt := k8stest.RecyclingRuntime(t)
 	t.Cleanup(func() { k8stest.NoneLeft(t, rt) })
-	helper := recycletest.BuildIPCObjects(t)
+	helper := recycletest.BuildHelpers(t)
 	total, refused := 0, 0
 	for _, run := range []struct {
 		image  string
