@@ -46,11 +46,11 @@ func (run *Run) exec(ctx context.Context, s trajectory.Step) (outcome, error) {
 	case trajectory.KindShell:
 		return run.shell(ctx, s)
 	case trajectory.KindWriteFile:
-		return outcome{}, run.writeFile(ctx, s)
+		return fileOutcome(outcome{}, run.writeFile(ctx, s))
 	case trajectory.KindReadFile:
-		return run.readFile(ctx, s)
+		return fileOutcome(run.readFile(ctx, s))
 	case trajectory.KindEditFile:
-		return outcome{}, run.editFile(ctx, s)
+		return fileOutcome(outcome{}, run.editFile(ctx, s))
 	case trajectory.KindHTTP:
 		return run.http(ctx, s)
 	case trajectory.KindNoop:
@@ -128,7 +128,7 @@ func (run *Run) readFile(ctx context.Context, s trajectory.Step) (outcome, error
 		return outcome{}, err
 	}
 	data, err := run.sb.ReadFile(ctx, path)
-	if errors.Is(err, sandbox.ErrNotFound) {
+	if errors.Is(err, sandbox.ErrNotFound) && !sandbox.IsFileRefused(err) {
 		return outcome{}, fmt.Errorf("%w: read %s: %v", errAction, path, err)
 	}
 	if err != nil {

@@ -18,7 +18,7 @@ func (run *Run) editFile(ctx context.Context, s trajectory.Step) error {
 		return err
 	}
 	data, err := run.sb.ReadFile(ctx, path)
-	if errors.Is(err, sandbox.ErrNotFound) {
+	if errors.Is(err, sandbox.ErrNotFound) && !sandbox.IsFileRefused(err) {
 		return fmt.Errorf("%w: edit %s: file does not exist", errAction, path)
 	}
 	if err != nil {
@@ -28,7 +28,17 @@ func (run *Run) editFile(ctx context.Context, s trajectory.Step) error {
 	if err != nil {
 		return fmt.Errorf("%w: edit %s: %v", errAction, path, err)
 	}
-	return run.sb.WriteFile(ctx, path, []byte(edited), 0)
+	return asEdit(run.sb.WriteFile(ctx, path, []byte(edited), 0))
+}
+
+// asEdit names a refusal of an edit's write an edit's.
+func asEdit(err error) error {
+	if fe, ok := errors.AsType[*sandbox.FileError](err); ok && fe.Op == "write" {
+		e := *fe
+		e.Op = "edit"
+		return &e
+	}
+	return err
 }
 
 func (run *Run) applyEdit(content string, s trajectory.Step) (string, error) {

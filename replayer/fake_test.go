@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"maps"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -16,6 +17,7 @@ type fakeSandbox struct {
 	files   map[string]string
 	modes   map[string]fs.FileMode
 	answers map[string]sandbox.ExecResult
+	refuse  map[string]syscall.Errno // paths whose file actions the sandbox refuses
 	ran     []string
 	timeout []time.Duration // each Exec's timeout, in order
 }
@@ -38,6 +40,9 @@ func (f *fakeSandbox) Exec(_ context.Context, req sandbox.ExecRequest) (sandbox.
 }
 
 func (f *fakeSandbox) WriteFile(_ context.Context, path string, data []byte, mode fs.FileMode) error {
+	if errno, ok := f.refuse[path]; ok {
+		return &sandbox.FileError{Op: "write", Path: sandbox.ResolvePath("/workspace", path), Errno: errno}
+	}
 	f.files[path] = string(data)
 	if mode != 0 {
 		f.modes[path] = mode
@@ -53,6 +58,9 @@ func (f *fakeSandbox) WriteFiles(ctx context.Context, files []sandbox.File) erro
 }
 
 func (f *fakeSandbox) ReadFile(_ context.Context, path string) ([]byte, error) {
+	if errno, ok := f.refuse[path]; ok {
+		return nil, &sandbox.FileError{Op: "read", Path: sandbox.ResolvePath("/workspace", path), Errno: errno}
+	}
 	d, ok := f.files[path]
 	if !ok {
 		return nil, sandbox.ErrNotFound

@@ -143,8 +143,22 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 		return res, &StepError{Index: i, Action: s.Action, Summary: res.Summary, Reason: why,
 			Expected: expected, Got: got, Output: res.Output, Err: err}
 	}
+	if re, ok := errors.AsType[refusedError](err); ok && expectsFailure(s) {
+		// Refused as recorded: the same failure, of the same kind when
+		// the recording names one.
+		if want := recordedErrno(s); want != 0 && want != re.errno() {
+			return fail(reason.Output, "the action refused: "+sandbox.Strerror(want), quoteExcerpt(out.output), nil)
+		}
+		code := *s.Observation.ExitCode
+		res.Expected = &code
+		res.Status = StatusOK
+		return res, nil
+	}
 	if err != nil {
 		return fail(reasonOf(err), "", "", err)
+	}
+	if expectsFailure(s) {
+		return fail(reason.ExitCode, "the action to fail as recorded ("+quoteExcerpt(s.Observation.Output)+")", "it succeeded", nil)
 	}
 	if out.lost {
 		return fail(reason.SessionLost, "the session shell kept", fmt.Sprintf("the step ended the shell (exit %d)", out.exitCode), nil)

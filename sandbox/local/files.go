@@ -2,15 +2,14 @@ package local
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
+		"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
@@ -46,11 +45,17 @@ func relPath(p, workdir string) (string, error) {
 	return ".", nil
 }
 
-// WriteFile writes data at p atomically (a temporary file renamed into
-// place), creating parent directories; mode 0 keeps an existing file's mode
-// and means 0644 for a new file.
+// WriteFile writes data at p in place, as a shell redirection does
+// (an existing file keeps its owner, a symlink inside the root is
+// followed), creating parent directories; mode 0 keeps an existing
+// file's mode and means 0644 for a new file. The actions run as the
+// rbx process's user, the user every command of the sandbox runs as: a
+// refusal is a *sandbox.FileError, as on the container backends.
 func (s *Sandbox) WriteFile(ctx context.Context, p string, data []byte, mode fs.FileMode) error {
 	if err := s.writeFile(ctx, p, data, mode); err != nil {
+		if sandbox.IsFileRefused(err) {
+			return err
+		}
 		return fmt.Errorf("write %q in sandbox %q: %w", p, s.id, err)
 	}
 	return nil
@@ -62,36 +67,45 @@ func (s *Sandbox) writeFile(ctx context.Context, p string, data []byte, mode fs.
 		return err
 	}
 	defer r.Close()
-	if mode == 0 {
-		// Keep an existing file's mode: an edit must not drop the executable bit.
-		mode = 0o644
-		if st, err := r.Stat(rel); err == nil && st.Mode().IsRegular() {
-			mode = st.Mode().Perm()
+	abs := sandbox.ResolvePath(s.meta.Workdir, p)
+	if dir := path.Dir(rel); dir != "." {
+		if _, err := r.Stat(dir); err != nil {
+			if err := r.MkdirAll(dir, 0o755); err != nil {
+				return classify("mkdir", path.Dir(abs), err)
+			}
 		}
 	}
-	dir := path.Dir(rel)
-	if err := r.MkdirAll(dir, 0o755); err != nil {
-		return classify(err)
+	_, statErr := r.Stat(rel)
+	if mode != 0 && statErr == nil {
+		// An existing file's mode first: a refused chmod writes nothing.
+		if err := r.Chmod(rel, mode.Perm()); err != nil {
+			return classify("chmod", abs, err)
+		}
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	tmp := path.Join(dir, ".rbx-write-"+hex.EncodeToString(b[:]))
 	forkMu.Lock()
-	err = r.WriteFile(tmp, data, 0o600)
+	err = writeIn(r, rel, data)
 	forkMu.Unlock()
 	if err != nil {
-		return classify(err)
+		return classify("write", abs, err)
 	}
-	// Chmod after the write: the umask must not change the requested mode.
-	if err := r.Chmod(tmp, mode.Perm()); err != nil {
-		_ = r.Remove(tmp)
-		return classify(err)
-	}
-	if err := r.Rename(tmp, rel); err != nil {
-		_ = r.Remove(tmp)
-		return classify(err)
+	if mode != 0 && statErr != nil {
+		// After the write: the umask must not narrow the requested mode.
+		if err := r.Chmod(rel, mode.Perm()); err != nil {
+			return classify("chmod", abs, err)
+		}
 	}
 	return nil
+}
+
+// writeIn truncates or creates rel under r (0644 before the umask) and
+// writes data.
+func writeIn(r *os.Root, rel string, data []byte) error {
+	f, err := r.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
 }
 
 // ReadFile returns the content at p; a missing file is sandbox.ErrNotFound.
@@ -103,7 +117,7 @@ func (s *Sandbox) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	defer r.Close()
 	data, err := r.ReadFile(rel)
 	if err != nil {
-		return nil, fmt.Errorf("read %q in sandbox %q: %w", p, s.id, classify(err))
+		return nil, classify("read", sandbox.ResolvePath(s.meta.Workdir, p), err)
 	}
 	return data, nil
 }
@@ -127,15 +141,17 @@ func (s *Sandbox) open(ctx context.Context, p string) (*os.Root, string, error) 
 	return r, rel, nil
 }
 
-// classify adds the sandbox sentinel matching an os.Root error.
-func classify(err error) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %w", sandbox.ErrNotFound, err)
-	case isEscape(err):
-		return fmt.Errorf("%w: %w", sandbox.ErrPathEscape, err)
+// classify turns an os.Root error of op on p (the sandbox's path) into
+// the sandbox's: the kernel's refusal a *sandbox.FileError, a path
+// leaving the root sandbox.ErrPathEscape.
+func classify(op, p string, err error) error {
+	if isEscape(err) {
+		return fmt.Errorf("%s %s: %w: %w", op, p, sandbox.ErrPathEscape, err)
 	}
-	return err
+	if errno, ok := errors.AsType[syscall.Errno](err); ok {
+		return &sandbox.FileError{Op: op, Path: p, Errno: errno}
+	}
+	return fmt.Errorf("%s %s: %w", op, p, err)
 }
 
 // rootEscape is the error os.Root returns for a path leaving the root. The

@@ -1,0 +1,54 @@
+package replayer
+
+import (
+	"errors"
+	"syscall"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// refusedError is a file action the sandbox refused to the task's user
+// (a *sandbox.FileError): the action failed as the same user's shell
+// would have, nothing was written. It is an action failure (errAction)
+// that reads as the shell reports it ("write /etc/issue: Permission
+// denied"), with no prefix.
+type refusedError struct{ fe *sandbox.FileError }
+
+func (e refusedError) Error() string        { return e.fe.Error() }
+func (e refusedError) Unwrap() error        { return e.fe }
+func (e refusedError) Is(target error) bool { return target == errAction }
+func (e refusedError) errno() syscall.Errno { return e.fe.Errno }
+
+// fileOutcome is what a file action that failed with err did: a refusal
+// becomes the outcome of a failed command (exit 1, the message as its
+// output) with a refusedError; other errors stay the sandbox's.
+func fileOutcome(out outcome, err error) (outcome, error) {
+	fe, ok := errors.AsType[*sandbox.FileError](err)
+	if !ok {
+		return out, err
+	}
+	msg := fe.Error()
+	return outcome{exitCode: 1, output: msg, bytes: int64(len(msg))}, refusedError{fe}
+}
+
+// isFileAction reports whether k reads or writes a file.
+func isFileAction(k trajectory.Kind) bool {
+	return k == trajectory.KindWriteFile || k == trajectory.KindReadFile || k == trajectory.KindEditFile
+}
+
+// expectsFailure reports whether s's recording says the action failed:
+// a file action recorded with a non-zero exit code (importers record an
+// agent's failed file tool so; see docs/formats.md).
+func expectsFailure(s trajectory.Step) bool {
+	return isFileAction(s.Action) && s.Observation != nil && s.Observation.ExitCode != nil && *s.Observation.ExitCode != 0
+}
+
+// recordedErrno is the errno a failed file action's recorded output names
+// in the C library's words ("Permission denied"), or 0.
+func recordedErrno(s trajectory.Step) syscall.Errno {
+	if s.Observation == nil || s.Observation.Output == "" {
+		return 0
+	}
+	return sandbox.ParseFileRefusal("", "", s.Observation.Output).Errno
+}

@@ -1,0 +1,96 @@
+package replayer_test
+
+import (
+	"context"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/reason"
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// TestRefusedFileActions: a file action the sandbox refuses to the task's
+// user is an action failure that reads as the shell's; a recorded failure
+// is expected on replay (of the same kind when the recording names one),
+// and a success where the recording failed is a divergence.
+func TestRefusedFileActions(t *testing.T) {
+	write := func(o *trajectory.Observation) trajectory.Step {
+		return trajectory.Step{Action: trajectory.KindWriteFile, Path: "f", Content: ptr("x"), Observation: o}
+	}
+	edit := func(o *trajectory.Observation) trajectory.Step {
+		return trajectory.Step{Action: trajectory.KindEditFile, Path: "f", Old: ptr("a"), New: ptr("b"), Observation: o}
+	}
+	read := func(o *trajectory.Observation) trajectory.Step {
+		return trajectory.Step{Action: trajectory.KindReadFile, Path: "f", Observation: o}
+	}
+	tests := []struct {
+		name     string
+		step     trajectory.Step
+		refuse   syscall.Errno // 0: the sandbox allows it
+		reason   reason.Reason // "" for no divergence
+		contains string
+	}{
+		{"refused, recorded as a success", write(nil), syscall.EACCES, reason.Action, "write /workspace/f: Permission denied"},
+		{"refused, recorded exit 0", write(obs("", 0)), syscall.EACCES, reason.Action, "Permission denied"},
+		{"refused as recorded", write(obs("bash: f: Permission denied", 1)), syscall.EACCES, "", ""},
+		{"refused as recorded, no words", write(obs("", 1)), syscall.EPERM, "", ""},
+		{"refused, of another kind", write(obs("Permission denied", 1)), syscall.ENOENT, reason.Output, "the action refused: Permission denied"},
+		{"recorded failure, live success", write(obs("Permission denied", 1)), 0, reason.ExitCode, "it succeeded"},
+		{"edit refused as recorded", edit(obs("Error: Permission denied", 1)), syscall.EACCES, "", ""},
+		{"edit refused", edit(nil), syscall.EACCES, reason.Action, "read /workspace/f: Permission denied"},
+		{"read refused as recorded", read(obs("cat: f: Permission denied", 1)), syscall.EACCES, "", ""},
+		{"read missing as recorded", read(obs("No such file or directory", 1)), syscall.ENOENT, "", ""},
+		{"read recorded failure, live success", read(obs("", 1)), 0, reason.ExitCode, "it succeeded"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := replayer.New()
+			require.NoError(t, err)
+			sb := newFake(nil)
+			sb.files["f"] = "a\n"
+			if tc.refuse != 0 {
+				sb.refuse = map[string]syscall.Errno{"f": tc.refuse}
+			}
+			steps := []trajectory.Step{tc.step, shell("echo after", nil)}
+			rep, err := r.Replay(context.Background(), sb, &task.Task{ID: "t"}, &trajectory.Trajectory{ID: "x", Steps: steps}, len(steps))
+			if tc.reason == "" {
+				require.NoError(t, err)
+				assert.Equal(t, 1, rep.Steps[0].ExitCode, "the refusal is the step's outcome")
+				assert.Contains(t, sb.ran, "echo after")
+				return
+			}
+			var se *replayer.StepError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tc.reason, se.Reason)
+			assert.Equal(t, 0, se.Index)
+			assert.Contains(t, err.Error(), tc.contains)
+			if tc.refuse != 0 {
+				assert.Equal(t, "a\n", sb.files["f"], "nothing written")
+			}
+		})
+	}
+}
+
+// TestDoRefused: a policy's refused file action is an action failure
+// whose observation reads as the shell's, never the sandbox's failure.
+func TestDoRefused(t *testing.T) {
+	r, err := replayer.New()
+	require.NoError(t, err)
+	sb := newFake(nil)
+	sb.refuse = map[string]syscall.Errno{"/etc/issue": syscall.EACCES}
+	run := r.Start(sb, &task.Task{ID: "t"}, &trajectory.Trajectory{ID: "x", Steps: []trajectory.Step{shell("echo a", nil)}})
+	res, err := run.Do(context.Background(), trajectory.Step{Action: trajectory.KindWriteFile, Path: "/etc/issue", Content: ptr("x")})
+	require.Error(t, err)
+	assert.False(t, reason.IsInfra(err))
+	o, oerr := replayer.Observe(res, err)
+	require.NoError(t, oerr)
+	assert.Equal(t, "write /etc/issue: Permission denied", o.Error)
+	assert.Equal(t, 1, *o.ExitCode)
+	_, ok := sb.files["/etc/issue"]
+	assert.False(t, ok)
+}
