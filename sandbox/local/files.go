@@ -2,7 +2,7 @@ package local
 
 import (
 	"context"
-		"errors"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
