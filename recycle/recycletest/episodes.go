@@ -27,7 +27,7 @@ func CapEpisodes(image string) []Episode {
 	if image == Debian {
 		bin = "/usr/bin/yes"
 	}
-	return []Episode{{"setcap", XattrsPath + " cap " + bin + " && " + XattrsPath + " cap /tmp/xattrs && echo ok", false}}
+	return Only([]Episode{{"setcap", XattrsPath + " cap " + bin + " && " + XattrsPath + " cap /tmp/xattrs && echo ok", false}})
 }
 
 // The images the episodes are written for.
@@ -121,5 +121,5 @@ func Episodes(image string) []Episode {
 		eps[i].Cmd = strings.ReplaceAll(eps[i].Cmd, "{ipc}", ipc)
 		eps[i].Cmd = strings.ReplaceAll(eps[i].Cmd, "{x}", XattrsPath)
 	}
-	return eps
+	return Only(eps)
 }

@@ -3,7 +3,9 @@ package recycletest
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -22,6 +24,22 @@ func ExecEpisodes(image string) []Episode {
 		}
 	}
 	return eps
+}
+
+// Only keeps the episodes $RBX_RECYCLE_EPISODES names (comma-separated;
+// all when unset), to aim a run at a few while debugging.
+func Only(eps []Episode) []Episode {
+	names := os.Getenv("RBX_RECYCLE_EPISODES")
+	if names == "" {
+		return eps
+	}
+	var out []Episode
+	for _, ep := range eps {
+		if slices.Contains(strings.Split(names, ","), ep.Name) {
+			out = append(out, ep)
+		}
+	}
+	return out
 }
 
 // Rounds is rounds, or $RBX_RECYCLE_ROUNDS when set (shorter runs while
