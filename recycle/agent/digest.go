@@ -63,18 +63,33 @@ func Digest(w io.Writer, self string) error {
 	return err
 }
 
-// inodeDigest is what readInode added to e, as a digest line shows it.
+// inodeDigest reads again what readInode adds to an entry — link count,
+// flags, extended attributes — by path, apart from the listing (a witness
+// of it: a listing that missed them would not hide them from the digest).
 func inodeDigest(e Entry) string {
 	var b strings.Builder
-	if e.Nlink > 1 {
-		fmt.Fprintf(&b, " nlink=%d", e.Nlink)
+	p := string(e.Path)
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return " " + err.Error()
 	}
-	if e.NoFlags {
-		b.WriteString(" noflags")
-	} else if e.Flags != 0 {
-		fmt.Fprintf(&b, " flags=%#x", e.Flags)
+	if e.Type == TypeFile && st.Nlink > 1 {
+		fmt.Fprintf(&b, " nlink=%d", st.Nlink)
 	}
-	for _, x := range e.Xattrs {
+	if e.Type == TypeFile || e.Type == TypeDir {
+		if flags, ok, err := readFlags(unix.AT_FDCWD, p); err != nil {
+			fmt.Fprintf(&b, " flags:%v", err)
+		} else if !ok {
+			b.WriteString(" noflags")
+		} else if flags&FlagsCompared != 0 {
+			fmt.Fprintf(&b, " flags=%#x", flags&FlagsCompared)
+		}
+	}
+	xs, err := readXattrs(p)
+	if err != nil {
+		fmt.Fprintf(&b, " xattrs:%v", err)
+	}
+	for _, x := range xs {
 		fmt.Fprintf(&b, " %s=%x", x.Name, x.Value)
 	}
 	return b.String()
