@@ -15,8 +15,10 @@ import (
 func sampleReport() agent.Report {
 	return agent.Report{
 		Entries: []agent.Entry{
-			{Path: []byte("/"), Type: agent.TypeDir, Mode: 0o755, MountRoot: true},
-			{Path: []byte("/a\nb\xff"), Type: agent.TypeFile, Mode: 0o4755, Size: 7, Ctime: 1, Mtime: 2, Ino: 3, Dev: 4},
+			{Path: []byte("/"), Type: agent.TypeDir, Mode: 0o755, MountRoot: true, Flags: 0x40,
+				Xattrs: []agent.Xattr{{Name: "system.posix_acl_default", Value: []byte{2, 0, 0, 0}}, {Name: "user.x", Value: []byte("s\x00\xff")}}},
+			{Path: []byte("/a\nb\xff"), Type: agent.TypeFile, Mode: 0o4755, Size: 7, Ctime: 1, Mtime: 2, Ino: 3, Dev: 4, Nlink: 2, NoFlags: true,
+				Xattrs: []agent.Xattr{{Name: "security.capability", Value: []byte{1, 0, 0, 2}}}},
 			{Path: []byte("/l"), Type: agent.TypeSymlink, Mode: 0o777, Link: []byte("../\x00x"[:3])},
 		},
 		Sums:  []agent.Sum{{Path: []byte("/a\nb\xff"), SHA256: "ab"}},
@@ -39,12 +41,18 @@ func TestReadReportRejects(t *testing.T) {
 	full := buf.String()
 	lines := strings.SplitAfter(full, "\n")
 	tests := map[string]string{
-		"truncated":     strings.Join(lines[:len(lines)-2], ""),
-		"duplicate":     lines[1] + full,
-		"relative path": `{"e":{"p":"YQ==","t":"f","m":0,"u":0,"g":0,"s":0,"c":0,"mt":0,"i":0,"d":0}}` + "\n" + `{"end":true,"n":1}` + "\n",
-		"dotdot":        `{"e":{"p":"L2EvLi4=","t":"f","m":0,"u":0,"g":0,"s":0,"c":0,"mt":0,"i":0,"d":0}}` + "\n" + `{"end":true,"n":1}` + "\n",
-		"unknown field": `{"x":1}` + "\n",
-		"bad count":     `{"end":true,"n":3}` + "\n",
+		"truncated":       strings.Join(lines[:len(lines)-2], ""),
+		"duplicate":       lines[1] + full,
+		"relative path":   `{"e":{"p":"YQ==","t":"f","m":0,"u":0,"g":0,"s":0,"c":0,"mt":0,"i":0,"d":0}}` + "\n" + `{"end":true,"n":1}` + "\n",
+		"dotdot":          `{"e":{"p":"L2EvLi4=","t":"f","m":0,"u":0,"g":0,"s":0,"c":0,"mt":0,"i":0,"d":0}}` + "\n" + `{"end":true,"n":1}` + "\n",
+		"unknown field":   `{"x":1}` + "\n",
+		"bad count":       `{"end":true,"n":3}` + "\n",
+		"xattrs unsorted": `{"e":{"p":"Lw==","t":"d","x":[{"n":"user.b","v":""},{"n":"user.a","v":""}]}}` + "\n" + `{"end":true,"n":1}` + "\n",
+		"xattr twice":     `{"e":{"p":"Lw==","t":"d","x":[{"n":"user.a","v":""},{"n":"user.a","v":"eA=="}]}}` + "\n" + `{"end":true,"n":1}` + "\n",
+		"xattr no name":   `{"e":{"p":"Lw==","t":"d","x":[{"n":"","v":""}]}}` + "\n" + `{"end":true,"n":1}` + "\n",
+		"xattr field":     `{"e":{"p":"Lw==","t":"d","x":[{"n":"user.a","v":"","z":1}]}}` + "\n" + `{"end":true,"n":1}` + "\n",
+		"fs-own flags":    `{"e":{"p":"Lw==","t":"d","fl":524288}}` + "\n" + `{"end":true,"n":1}` + "\n",
+		"dir link count":  `{"e":{"p":"Lw==","t":"d","n":2}}` + "\n" + `{"end":true,"n":1}` + "\n",
 	}
 	for name, in := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -63,6 +71,8 @@ func FuzzReadReport(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add([]byte(`{"end":true}` + "\n"))
 	f.Add([]byte(`{"e":{"p":"Lw==","t":"d"}}` + "\n" + `{"end":true,"n":1}` + "\n"))
+	f.Add([]byte(`{"e":{"p":"Lw==","t":"d","fl":64,"x":[{"n":"system.posix_acl_access","v":"AgAAAA=="},{"n":"user.x","v":"c2VjcmV0"}]}}` + "\n" +
+		`{"e":{"p":"L2E=","t":"f","n":2,"nf":true,"x":[{"n":"security.capability","v":"AQAAAg=="}]}}` + "\n" + `{"end":true,"n":2}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rep, err := agent.ReadReport(bytes.NewReader(data))
 		if err != nil {
