@@ -95,8 +95,8 @@ func (b *builder) atifAgent(st ATIFStep) {
 // when rbx wrote the file, else from ATIF's own fields.
 func (b *builder) finishATIFStep(s *trajectory.Step, st ATIFStep, x *atifRBXStep, out string, has bool, own json.RawMessage) {
 	if x == nil {
-		if has && s.Action == trajectory.KindShell {
-			s.Observation = &trajectory.Observation{Output: out}
+		if has {
+			recordResult(s, out)
 		}
 		if st.Metrics != nil {
 			s.Tokens = st.Metrics.CompletionTokens

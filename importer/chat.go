@@ -192,12 +192,3 @@ func text(raw json.RawMessage) string {
 	}
 	return ""
 }
-
-// shellOutput records a tool result as the output of a shell step; other
-// actions keep their result only in the messages, because editors decorate
-// it (line numbers, banners) in ways a replay never reproduces.
-func shellOutput(s *trajectory.Step, result string) {
-	if s.Action == trajectory.KindShell {
-		s.Observation = &trajectory.Observation{Output: result}
-	}
-}

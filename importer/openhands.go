@@ -178,6 +178,12 @@ func ohObserve(s *trajectory.Step, o ohEvent) {
 			Command: fmt.Sprintf("find %s -maxdepth 2 -not -path '*/.*'", shellQuote(s.Path))}
 	}
 	if s.Action != trajectory.KindShell {
+		// OpenHands reports a failed file action as an error observation.
+		if o.Observation == "error" && isFileAction(s.Action) {
+			recordFailure(s, o.Content)
+		} else {
+			recordResult(s, o.Content)
+		}
 		return
 	}
 	obs := &trajectory.Observation{Output: o.Content}

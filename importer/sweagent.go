@@ -31,7 +31,7 @@ func importSWEAgent(data []byte, id string, c config, rep *Report) (*trajectory.
 	}
 	b := newBuilder(c, rep)
 	observe := func(s *trajectory.Step, result string) {
-		shellOutput(s, strings.TrimRight(sweStatus.ReplaceAllString(result, ""), "\r\n"))
+		recordResult(s, strings.TrimRight(sweStatus.ReplaceAllString(result, ""), "\r\n"))
 	}
 	if len(st.History) > 0 {
 		msgs, err := decodeMessages(st.History)

@@ -117,8 +117,10 @@ func (h *Handler) upload(r *http.Request) (any, *failure) {
 	if err != nil {
 		return nil, failed("upload file failed", err.Error())
 	}
-	// WriteFiles never goes through a shell, whatever size the file has.
-	if err := b.lease.Sandbox().WriteFiles(r.Context(), []sandbox.File{{Path: target, Data: data}}); err != nil {
+	// WriteFile, as the sandbox's user: an upload may do what that user's
+	// shell may, nothing more (WriteFiles writes as root, for rbx's own
+	// files). An existing file keeps its mode, as with write_file.
+	if err := b.lease.Sandbox().WriteFile(r.Context(), target, data, 0); err != nil {
 		return nil, failed("upload file failed", err.Error())
 	}
 	return map[string]any{"success": true, "message": "", "file_name": path.Base(target)}, nil
