@@ -45,6 +45,7 @@ func (s *Sandbox) run(ctx context.Context, args, env []string, cwd string, stdin
 // execProc starts the process ps in the container's task with its three
 // streams (stdin may be nil).
 func (s *Sandbox) execProc(ctx context.Context, ps *specs.Process, stdin io.Reader, stdout, stderr io.Writer) (*proc, error) {
+	ps.Capabilities = userCaps(ps.User.UID, ps.Capabilities)
 	args := ps.Args
 	ctx = s.rt.ctx(ctx)
 	var in *stdinCloser
@@ -155,4 +156,18 @@ func (c *stdinCloser) Read(b []byte) (int, error) {
 		})
 	}
 	return n, err
+}
+
+// userCaps is what capabilities an exec of uid starts with: a process of
+// a user other than root gets none but the bounding set, as Docker gives
+// it and as the kernel leaves a non-root process after execve. The OCI
+// spec's sets are applied as written to an exec's first process, and
+// gVisor keeps them: a uid 1000 shell held CAP_CHOWN and CAP_FOWNER, and
+// busybox sh, which runs chmod, chown and touch in its own process,
+// changed root's files (measured under runsc; runc happened to drop them).
+func userCaps(uid uint32, c *specs.LinuxCapabilities) *specs.LinuxCapabilities {
+	if uid == 0 || c == nil {
+		return c
+	}
+	return &specs.LinuxCapabilities{Bounding: c.Bounding}
 }
