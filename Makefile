@@ -169,6 +169,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTrajectory$$' -fuzztime $(FUZZTIME) ./trajectory/
 	$(GO) test -run '^$$' -fuzz '^FuzzReadFrame$$' -fuzztime $(FUZZTIME) ./recycle/agent/
 	$(GO) test -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME) ./server/openenv/
+	$(GO) test -run '^$$' -fuzz '^FuzzScriptResult$$' -fuzztime $(FUZZTIME) ./sandbox/session/
 
 clean:
 	rm -rf bin

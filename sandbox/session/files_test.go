@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -85,4 +86,29 @@ func TestFilesResults(t *testing.T) {
 			assert.Equal(t, tt.want, string(got))
 		})
 	}
+}
+
+// FuzzScriptResult: whatever a script printed (a read's data before the
+// marker, a tool's odd message), the result never panics, a refusal names
+// the operation's path and reads "<op> <path>: <message>", and exit 0 is
+// always success.
+func FuzzScriptResult(f *testing.F) {
+	f.Add([]byte("\x1erbx-refused write\nsh: can't create /x: Permission denied\n"), 42)
+	f.Add([]byte("data\x1erbx-refused read\n"), 42)
+	f.Add([]byte("\x1erbx-refused mkdir\nmkdir: /a: File exists"), 42)
+	f.Add([]byte("\x1erbx-refused"), 42)
+	f.Add([]byte(""), 0)
+	f.Add([]byte("x"), 43)
+	f.Fuzz(func(t *testing.T, out []byte, code int) {
+		err := session.ScriptResult("write", "/w/f", out, code)
+		if code == 0 {
+			require.NoError(t, err)
+			return
+		}
+		require.Error(t, err)
+		if fe, ok := errors.AsType[*sandbox.FileError](err); ok {
+			assert.True(t, fe.Path == "/w/f" || fe.Path == "/w", fe.Path)
+			assert.True(t, strings.HasPrefix(err.Error(), fe.Op+" "+fe.Path+": "), err.Error())
+		}
+	})
 }
