@@ -20,6 +20,9 @@ const hostBusybox = "/bin/busybox"
 const (
 	busyboxPasswd = "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n"
 	busyboxGroup  = "root:x:0:\nnogroup:x:65534:\n"
+	// busyboxShadow locks every password; it is root's and no one else
+	// may read it (0640), as on Debian: the file a user's read is refused.
+	busyboxShadow = "root:*:19000:0:99999:7:::\nnobody:*:19000:0:99999:7:::\n"
 )
 
 // busyboxSource streams a rootfs made of the host's static busybox and one
@@ -97,11 +100,15 @@ func writeBusyboxTar(w io.Writer, bin string, applets []string) error {
 	for _, l := range slices.Sorted(maps.Keys(links)) {
 		hdrs = append(hdrs, &tar.Header{Typeflag: tar.TypeSymlink, Name: l, Linkname: "/bin/busybox", Mode: 0o777})
 	}
-	files := map[string][]byte{"bin/busybox": data, "etc/passwd": []byte(busyboxPasswd), "etc/group": []byte(busyboxGroup)}
+	files := map[string][]byte{"bin/busybox": data, "etc/passwd": []byte(busyboxPasswd), "etc/group": []byte(busyboxGroup),
+		"etc/shadow": []byte(busyboxShadow)}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		mode := int64(0o644)
-		if name == "bin/busybox" {
+		switch name {
+		case "bin/busybox":
 			mode = 0o755
+		case "etc/shadow":
+			mode = 0o640
 		}
 		hdrs = append(hdrs, &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: mode, Size: int64(len(files[name]))})
 	}

@@ -58,9 +58,10 @@ var recipes = []Recipe{
 	{
 		Name:        "rbx/busybox:latest",
 		Description: "static busybox with its applets; tiny and fast, for tests",
-		Version:     1,
-		Changes:     []string{"ENV PATH=" + defaultPath, `CMD ["sh"]`, "WORKDIR /"},
-		source:      busyboxSource,
+		// 2: /etc/shadow (0640), which a user other than root may not read.
+		Version: 2,
+		Changes: []string{"ENV PATH=" + defaultPath, `CMD ["sh"]`, "WORKDIR /"},
+		source:  busyboxSource,
 	},
 	{
 		Name:        "rbx/debian:bookworm",

@@ -24,7 +24,9 @@ import (
 
 // testImage is a busybox rootfs imported by ensureImage. It is kept between
 // runs (and shared with anything else that wants a tiny image).
-const testImage = "rbx/busybox:test-docker"
+// testImage's tag changes with its content: an image of that name is not
+// built again (v2: /etc/shadow).
+const testImage = "rbx/busybox:test-docker-v2"
 
 var imageMu sync.Mutex
 
@@ -126,10 +128,14 @@ func busyboxRootfsWith(extra map[string]tarFile) (io.Reader, error) {
 		"etc/passwd":  []byte("root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n"),
 		"etc/group":   []byte("root:x:0:\nnogroup:x:65534:\n"),
 	}
-	for _, name := range []string{"bin/busybox", "etc/passwd", "etc/group"} {
+	files["etc/shadow"] = []byte("root:*:19000:0:99999:7:::\n")
+	for _, name := range []string{"bin/busybox", "etc/passwd", "etc/group", "etc/shadow"} {
 		h := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(files[name])), ModTime: now}
-		if name == "bin/busybox" {
+		switch name {
+		case "bin/busybox":
 			h.Mode = 0o755
+		case "etc/shadow":
+			h.Mode = 0o640 // root's alone: the read a user is refused (sandboxtest.testFileAccess)
 		}
 		if err := tw.WriteHeader(h); err != nil {
 			return nil, err

@@ -69,7 +69,7 @@ func TestIntegrationListOpenRemove(t *testing.T) {
 	require.Len(t, infos, 1)
 	assert.Equal(t, sb.ID(), infos[0].ID)
 	assert.Equal(t, "running", infos[0].State)
-	assert.Equal(t, "rbx/busybox:test-docker", infos[0].Image)
+	assert.Equal(t, testImage, infos[0].Image)
 	infos, err = rt.List(ctx, map[string]string{sandbox.LabelTask: "other", "rbx.test": t.Name()})
 	require.NoError(t, err)
 	assert.Empty(t, infos)
