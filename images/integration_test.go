@@ -3,6 +3,7 @@ package images
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,7 @@ func assertRecipeImage(t *testing.T, cli ImageAPI, r Recipe, cmd string) {
 	require.NoError(t, err)
 	require.NotNil(t, info.Config)
 	assert.Equal(t, r.Name, info.Config.Labels[LabelRecipe])
-	assert.Equal(t, "1", info.Config.Labels[LabelRecipeVersion])
+	assert.Equal(t, strconv.Itoa(r.Version), info.Config.Labels[LabelRecipeVersion])
 	assert.Contains(t, info.Config.Env, "PATH="+defaultPath)
 	assert.Equal(t, []string{cmd}, info.Config.Cmd)
 }
