@@ -111,9 +111,9 @@ func Episodes(image string) []Episode {
 		{"xattr-dirs", `{x} set /etc user.x secret && {x} set /root user.r r && {x} set /dev user.d v && ` +
 			`{x} set /dev/shm user.s v && echo ok`, false},
 		{"xattr-files", `echo a > f && {x} set f user.w x && {x} set /etc/passwd user.y v && ` +
-			`{x} set /etc/hosts user.h v && {x} set ` + bin + ` user.z w && echo ok`, false},
+			`{ [ ! -e /etc/hosts ] || {x} set /etc/hosts user.h v; } && {x} set ` + bin + ` user.z w && echo ok`, false},
 		{"acls", `{x} acl /etc access && {x} acl /root default && {x} acl /etc/group access && echo ok`, false},
-		{"flags", `{x} chattr /etc/hosts 40 && {x} chattr /dev/shm 80 && { {x} chattr /etc/passwd 40 2>/dev/null || true; } && echo ok`, false},
+		{"flags", `{ [ ! -e /etc/hosts ] || {x} chattr /etc/hosts 40; } && {x} chattr /dev/shm 80 && { {x} chattr /etc/passwd 40 2>/dev/null || true; } && echo ok`, false},
 		{"fifo-socket", `{x} fifo w.fifo && {x} sock w.sock && {x} sock /tmp/s.sock && {x} sock /dev/shm/s && echo ok`, false},
 		{"hard-links", links, false},
 	}

@@ -56,3 +56,14 @@ func TestIntegrationRecycleHostile(t *testing.T) {
 		assert.GreaterOrEqual(t, total, 60)
 	}
 }
+
+// TestIntegrationRecycleAlternatingTasks: two tasks of one class take
+// turns in one recycled sandbox; the second never sees the first's
+// extended attributes, ACLs, flags or hard links (recycletest.RunAlternating).
+func TestIntegrationRecycleAlternatingTasks(t *testing.T) {
+	rt := containerdtest.RecyclingRuntime(t, recycletest.Busybox)
+	helpers := recycletest.BuildHelpers(t)
+	sb := newSandbox(t, rt, sandbox.Spec{Image: recycletest.Busybox, Mode: sandbox.ModeSession, Recycle: true, StepTimeout: 20 * time.Second})
+	n := recycletest.RunAlternating(t, sb, helpers, recycletest.Rounds(10))
+	t.Logf("%d recycles, task B saw none of task A's metadata", n)
+}

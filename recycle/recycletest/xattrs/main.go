@@ -108,14 +108,20 @@ func chattr(p, flags string) error {
 	return unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, int(cur|uint32(add)))
 }
 
-// get describes p's xattrs, flags and link count as a fresh sandbox
-// shows them, one line.
+// get describes p's xattrs, flags and (a regular file's) link count as
+// a fresh sandbox shows them, one line.
 func get(p string) string {
 	var st unix.Stat_t
 	if err := unix.Lstat(p, &st); err != nil {
 		return p + " " + err.Error()
 	}
-	out := []string{p, "nlink=" + strconv.FormatUint(uint64(st.Nlink), 10)}
+	out := []string{p}
+	// A regular file's link count (hard links); a directory's says
+	// nothing a task set, and kernel overlayfs reads 1 for a merged one
+	// (docs/recycling.md).
+	if st.Mode&unix.S_IFMT == unix.S_IFREG {
+		out = append(out, "nlink="+strconv.FormatUint(uint64(st.Nlink), 10))
+	}
 	buf := make([]byte, 1<<16)
 	n, err := unix.Llistxattr(p, buf)
 	if err != nil {
