@@ -24,6 +24,10 @@ type Features struct {
 	FileSizeLimit bool
 	// User: Spec.User runs every command as that user, owning the workdir.
 	User bool
+	// NumericUser: a numeric Spec.User ("uid" or "uid:gid") runs every
+	// command and file action as that uid, the workdir aside (User
+	// implies it).
+	NumericUser bool
 	// ReadOnlyRoot: Spec.ReadOnlyRoot is honoured, the workdir and /tmp
 	// being writable and bounded by Limits.DiskBytes.
 	ReadOnlyRoot bool
@@ -36,7 +40,7 @@ type Features struct {
 // AllFeatures is what an isolating container backend gives.
 var AllFeatures = Features{
 	NetworkIsolation: true, PrivateNetwork: true, ProcessIsolation: true, MemoryLimit: true, PidsLimit: true,
-	FileSizeLimit: true, User: true, ReadOnlyRoot: true,
+	FileSizeLimit: true, User: true, NumericUser: true, ReadOnlyRoot: true,
 }
 
 // FeatureReporter is implemented by runtimes that declare their Features.

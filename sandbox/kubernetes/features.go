@@ -11,7 +11,8 @@ var _ sandbox.FeatureReporter = (*Runtime)(nil)
 //   - no PidsLimit: a pod has no pids field; the kubelet's podPidsLimit
 //     bounds every pod of a node alike, not Limits.Pids;
 //   - no User: Spec.User must be numeric, and a workdir the image lacks is
-//     made by the sandbox's own (then non-root) user;
+//     made by the sandbox's own (then non-root) user; NumericUser: a
+//     numeric one runs every command and file action as that uid;
 //   - no ReadOnlyRoot: it is applied (memory-backed emptyDirs at the
 //     workdir and /tmp), but those start empty, not with the image's files;
 //   - Recycle when the runtime has its agent (WithAgent), for sandboxes
@@ -27,7 +28,7 @@ var _ sandbox.FeatureReporter = (*Runtime)(nil)
 //   - no Recycle: the agent is not proved under another handler.
 func (r *Runtime) Features() sandbox.Features {
 	f := sandbox.Features{
-		PrivateNetwork: true, ProcessIsolation: true, MemoryLimit: true, FileSizeLimit: true,
+		PrivateNetwork: true, ProcessIsolation: true, MemoryLimit: true, FileSizeLimit: true, NumericUser: true,
 		Recycle: r.cfg.agentImage != "",
 	}
 	if r.cfg.runtimeClass != "" {

@@ -206,6 +206,16 @@ func securityContext(spec sandbox.Spec) (*corev1.SecurityContext, error) {
 	}
 	nonRoot := uid != 0
 	sc.RunAsUser, sc.RunAsGroup, sc.RunAsNonRoot = &uid, &gid, &nonRoot
+	if nonRoot {
+		// No capability at all for a user other than root. The kernel
+		// clears them when runc starts a process of that user, but gVisor
+		// gives an exec the container's sets as written: under runsc a uid
+		// 1000 exec held CAP_CHOWN and CAP_FOWNER, and busybox sh, which
+		// runs chmod in its own process, changed root's /etc/passwd
+		// (sandboxtest's FileAccess). no-new-privileges leaves nothing
+		// else they could serve.
+		sc.Capabilities.Add = nil
+	}
 	return sc, nil
 }
 

@@ -18,6 +18,11 @@ func testRuntime(pull sandbox.PullPolicy) *Runtime {
 }
 
 func TestPodForSecurity(t *testing.T) {
+	root, err := testRuntime(sandbox.PullMissing).podFor("rbx-r", sandbox.Spec{Image: "example.com/task:1", CapAdd: []string{"cap_net_raw"}}.WithDefaults())
+	require.NoError(t, err)
+	assert.Equal(t, []corev1.Capability{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "NET_RAW"},
+		sandboxContainer(&root.Spec).SecurityContext.Capabilities.Add, "root: the default set and cap_add")
+
 	spec := sandbox.Spec{Image: "example.com/task:1", User: "1000", CapAdd: []string{"cap_net_raw"},
 		Labels: map[string]string{"rbx.task": "t1"}, Annotations: map[string]string{"example.com/note": "a path / with spaces"}}.WithDefaults()
 	p, err := testRuntime(sandbox.PullMissing).podFor("rbx-x", spec)
@@ -31,7 +36,7 @@ func TestPodForSecurity(t *testing.T) {
 	assert.False(t, *sc.AllowPrivilegeEscalation)
 	assert.False(t, *sc.Privileged)
 	assert.Equal(t, []corev1.Capability{"ALL"}, sc.Capabilities.Drop)
-	assert.Equal(t, []corev1.Capability{"CHOWN", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "NET_RAW"}, sc.Capabilities.Add)
+	assert.Empty(t, sc.Capabilities.Add, "a user other than root gets no capability (gVisor would hand an exec them)")
 	assert.Equal(t, int64(1000), *sc.RunAsUser)
 	assert.Equal(t, int64(1000), *sc.RunAsGroup, "a bare uid gets its own group, not root's")
 	assert.True(t, *sc.RunAsNonRoot)
