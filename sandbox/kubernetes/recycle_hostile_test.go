@@ -31,7 +31,7 @@ func TestIntegrationRecycleHostile(t *testing.T) {
 		mode   sandbox.Mode
 		rounds int
 	}{
-		{recycletest.Busybox, sandbox.ModeSession, 20},
+		{recycletest.Busybox, sandbox.ModeSession, 24}, // every episode once, the inode-metadata ones last
 		{recycletest.Debian, sandbox.ModeExec, 17},
 	} {
 		t.Run(filepath.Base(run.image)+"-"+string(run.mode), func(t *testing.T) {
@@ -60,4 +60,16 @@ func create(t *testing.T, rt sandbox.Runtime, spec sandbox.Spec) sandbox.Sandbox
 	})
 	require.NoError(t, err)
 	return sb
+}
+
+// TestIntegrationRecycleAlternatingTasks: two tasks of one class take
+// turns in one recycled pod; the second never sees the first's extended
+// attributes, ACLs, flags or hard links (recycletest.RunAlternating).
+func TestIntegrationRecycleAlternatingTasks(t *testing.T) {
+	rt := k8stest.RecyclingRuntime(t)
+	t.Cleanup(func() { k8stest.NoneLeft(t, rt) })
+	helpers := recycletest.BuildHelpers(t)
+	sb := create(t, rt, sandbox.Spec{Image: recycletest.Busybox, Mode: sandbox.ModeSession, Recycle: true, StepTimeout: 20 * time.Second})
+	n := recycletest.RunAlternating(t, sb, helpers, recycletest.Rounds(10))
+	t.Logf("%d recycles, task B saw none of task A's metadata", n)
 }
