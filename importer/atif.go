@@ -16,10 +16,11 @@ func importATIF(data []byte, id string, c config, rep *Report) (*trajectory.Traj
 	if err := json.Unmarshal(data, &a); err != nil {
 		return nil, fmt.Errorf("%w: expected an ATIF object: %w", ErrFormat, err)
 	}
-	if !strings.HasPrefix(a.SchemaVersion, "ATIF-") {
-		return nil, fmt.Errorf("%w: schema_version %q: expected ATIF-v1.x", ErrFormat, a.SchemaVersion)
+	if !atifV1(a.SchemaVersion) {
+		return nil, fmt.Errorf("%w: schema_version %q: expected ATIF version 1 (\"ATIF-v1.0\" to \"ATIF-v1.4\", or \"1.x\")", ErrFormat, a.SchemaVersion)
 	}
 	b := newBuilder(c, rep)
+	b.results = atifResults(a.Steps)
 	if a.SessionID != "" && c.id == "" {
 		id = a.SessionID
 	}
@@ -42,7 +43,7 @@ func importATIF(data []byte, id string, c config, rep *Report) (*trajectory.Traj
 				b.messageOf(st.Source, msg)
 			}
 		case "agent":
-			b.atifAgent(st)
+			b.atifAgent(i, st)
 		default:
 			return nil, fmt.Errorf("%w: steps[%d].source %q: expected system, user or agent", ErrFormat, i, st.Source)
 		}
@@ -53,14 +54,8 @@ func importATIF(data []byte, id string, c config, rep *Report) (*trajectory.Traj
 	return b.finish(id)
 }
 
-func (b *builder) atifAgent(st ATIFStep) {
+func (b *builder) atifAgent(i int, st ATIFStep) {
 	msg := atifMessage(st.Message)
-	results := map[string]string{}
-	if st.Observation != nil {
-		for _, r := range st.Observation.Results {
-			results[r.SourceCallID] = r.Content
-		}
-	}
 	var x *atifRBXStep
 	if st.Extra != nil {
 		x = st.Extra.RBX
@@ -76,11 +71,15 @@ func (b *builder) atifAgent(st ATIFStep) {
 		var s trajectory.Step
 		if err != nil {
 			s = noop(fmt.Sprintf("tool %q: %v", tc.FunctionName, err))
-			b.m.rep.warn(s.Note)
+			b.m.rep.warn(fmt.Sprintf("steps[%d].tool_calls[%d]: %s", i, j, s.Note))
 		} else {
 			s = b.m.step(call{Name: tc.FunctionName, Args: args, ID: tc.ToolCallID})
 		}
-		out, has := results[tc.ToolCallID]
+		if s.Action == trajectory.KindNoop && s.Note != "" && strings.HasPrefix(s.Note, "unknown tool") {
+			b.m.rep.warn(fmt.Sprintf("steps[%d].tool_calls[%d]: %s", i, j, s.Note))
+		}
+		r, has := b.results.take(tc.ToolCallID)
+		out := r.Content
 		var own json.RawMessage
 		if j == 0 {
 			own = assistant
@@ -88,6 +87,9 @@ func (b *builder) atifAgent(st ATIFStep) {
 			st.Metrics, x = nil, nil
 		}
 		b.finishATIFStep(&s, st, x, out, has, own)
+		if has && r.IsError && x == nil {
+			atifFailed(&b.traj.Steps[len(b.traj.Steps)-1], out)
+		}
 	}
 }
 

@@ -45,6 +45,34 @@ type ATIFToolCall struct {
 	Arguments    json.RawMessage `json:"arguments"`
 }
 
+// UnmarshalJSON also reads the keys some producers write instead of the
+// RFC's: "id" for tool_call_id, "name" for function_name, "input" for
+// arguments (Claude Code's own tool_use block). The RFC's win.
+func (c *ATIFToolCall) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		ToolCallID   string          `json:"tool_call_id"`
+		FunctionName string          `json:"function_name"`
+		Arguments    json.RawMessage `json:"arguments"`
+		ID           string          `json:"id"`
+		Name         string          `json:"name"`
+		Input        json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*c = ATIFToolCall{ToolCallID: raw.ToolCallID, FunctionName: raw.FunctionName, Arguments: raw.Arguments}
+	if c.ToolCallID == "" {
+		c.ToolCallID = raw.ID
+	}
+	if c.FunctionName == "" {
+		c.FunctionName = raw.Name
+	}
+	if len(c.Arguments) == 0 {
+		c.Arguments = raw.Input
+	}
+	return nil
+}
+
 // ATIFObservation holds the results of a step's calls.
 type ATIFObservation struct {
 	Results []ATIFResult `json:"results"`
@@ -54,6 +82,9 @@ type ATIFObservation struct {
 type ATIFResult struct {
 	SourceCallID string `json:"source_call_id,omitempty"`
 	Content      string `json:"content,omitempty"`
+	// IsError is what producers that keep the tool's error flag write
+	// (Claude Code's tool_result): the call failed.
+	IsError bool `json:"is_error,omitempty"`
 }
 
 // ATIFMetrics are a turn's LLM metrics; rbx reads CompletionTokens.

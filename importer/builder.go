@@ -18,6 +18,7 @@ type builder struct {
 	traj    trajectory.Trajectory
 	pending []json.RawMessage
 	started bool
+	results atifResultIndex // ATIF: the file's tool results by call id
 }
 
 func newBuilder(c config, rep *Report) *builder {

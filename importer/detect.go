@@ -42,7 +42,8 @@ func detectObject(d []byte) (Format, bool) {
 	_ = json.Unmarshal(m["schema_version"], &version)
 	_ = json.Unmarshal(m["trajectory_format"], &tf)
 	switch {
-	case strings.HasPrefix(version, "ATIF"):
+	case strings.HasPrefix(version, "ATIF"), version != "" && atifV1(version) && has("steps"),
+		has("session_id") && has("agent") && has("steps"):
 		return FormatATIF, true
 	case has("steps") && has("task"):
 		return FormatNative, true

@@ -34,6 +34,12 @@ type mapper struct {
 func (m *mapper) step(c call) trajectory.Step {
 	rule, ok := m.tools[c.Name]
 	if !ok {
+		// Agents spell the same tools in other cases (Claude Code's
+		// "Bash", "Read", "Write"); an exact entry wins (its "Edit" is
+		// not SWE-agent's windowed "edit").
+		rule, ok = m.tools[strings.ToLower(c.Name)]
+	}
+	if !ok {
 		m.rep.unknown(c.Name)
 		return noop(fmt.Sprintf("unknown tool %q%s", c.Name, argsSuffix(c.Args)))
 	}

@@ -1,0 +1,68 @@
+package importer
+
+import (
+	"regexp"
+	"strconv"
+
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// atifVersion reads ATIF's schema_version in the spellings producers
+// write: "ATIF-v1.4" (the RFC's), "ATIF-v1.x", "v1.4", "1.4", "ATIF v1".
+var atifVersion = regexp.MustCompile(`(?i)^\s*(atif[-_ ]?)?v?(\d+)(\.(\d+|x))*\s*$`)
+
+// atifV1 reports whether v names a version 1 of ATIF.
+func atifV1(v string) bool {
+	m := atifVersion.FindStringSubmatch(v)
+	return m != nil && m[2] == "1"
+}
+
+// atifResultIndex is every observation result of a file by its call id,
+// in file order: a result may come in the call's own step or in a later
+// one (producers that log the tool's result as the next event), and a
+// call id may be used again (each use takes the next result).
+type atifResultIndex map[string][]ATIFResult
+
+func atifResults(steps []ATIFStep) atifResultIndex {
+	idx := atifResultIndex{}
+	for _, st := range steps {
+		if st.Observation == nil {
+			continue
+		}
+		for _, r := range st.Observation.Results {
+			idx[r.SourceCallID] = append(idx[r.SourceCallID], r)
+		}
+	}
+	return idx
+}
+
+// take returns the next result of call id.
+func (idx atifResultIndex) take(id string) (ATIFResult, bool) {
+	rs := idx[id]
+	if len(rs) == 0 {
+		return ATIFResult{}, false
+	}
+	idx[id] = rs[1:]
+	return rs[0], true
+}
+
+// exitCodeLine is how Claude Code's Bash reports a command's failure:
+// "Exit code 2" first, then the output.
+var exitCodeLine = regexp.MustCompile(`^Exit code (\d+)\b`)
+
+// atifFailed records that s failed when recorded (the result's is_error):
+// a file action as a failure replay must meet again, a shell step with
+// the exit code its result names (Claude Code's "Exit code N"), else
+// with its code left unknown.
+func atifFailed(s *trajectory.Step, out string) {
+	switch {
+	case isFileAction(s.Action):
+		recordFailure(s, out)
+	case s.Action == trajectory.KindShell && s.Observation != nil:
+		if m := exitCodeLine.FindStringSubmatch(out); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n != 0 {
+				s.Observation.ExitCode = &n
+			}
+		}
+	}
+}
