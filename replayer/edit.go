@@ -53,6 +53,9 @@ func (run *Run) applyEdit(content string, s trajectory.Step) (string, error) {
 				return "", err
 			}
 		}
+		if s.All {
+			return ReplaceAll(content, old, repl)
+		}
 		return ReplaceOnce(content, old, repl)
 	}
 	if s.InsertLine == nil || s.Text == nil {
@@ -79,6 +82,18 @@ func ReplaceOnce(content, old, repl string) (string, error) {
 	default:
 		return "", fmt.Errorf("old text %s is ambiguous: it occurs %d times", quoteExcerpt(old), n)
 	}
+}
+
+// ReplaceAll replaces every occurrence of old in content; none is an
+// error, as in Claude Code's Edit with replace_all.
+func ReplaceAll(content, old, repl string) (string, error) {
+	if old == "" {
+		return "", errors.New("old text is empty")
+	}
+	if !strings.Contains(content, old) {
+		return "", fmt.Errorf("old text %s not found", quoteExcerpt(old))
+	}
+	return strings.ReplaceAll(content, old, repl), nil
 }
 
 // InsertAfter inserts text after line n (1-based; 0 inserts at the top).

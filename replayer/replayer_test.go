@@ -119,13 +119,16 @@ func TestFileActions(t *testing.T) {
 		{Action: trajectory.KindWriteFile, Path: "b.bin", ContentB64: "AAEC"},
 		{Action: trajectory.KindEditFile, Path: "a.txt", Old: ptr("two"), New: ptr("TWO")},
 		{Action: trajectory.KindEditFile, Path: "a.txt", InsertLine: ptr(1), Text: ptr("one and a half")},
+		{Action: trajectory.KindEditFile, Path: "b.txt", Old: ptr("x"), New: ptr("y"), All: true},
 		{Action: trajectory.KindReadFile, Path: "a.txt", Range: &trajectory.Range{Start: 2, End: 3}, Observation: &trajectory.Observation{Output: "one and a half\nTWO\n"}},
 	}
 	r, err := replayer.New(replayer.WithCompare(replayer.CompareExact))
 	require.NoError(t, err)
 	sb := newFake(nil)
+	sb.files["b.txt"] = "x x\nx\n"
 	_, err = r.Replay(context.Background(), sb, &task.Task{ID: "t"}, &trajectory.Trajectory{ID: "x", Steps: steps}, len(steps))
 	require.NoError(t, err)
+	assert.Equal(t, "y y\ny\n", sb.files["b.txt"], "all: every occurrence")
 	assert.Equal(t, "one\none and a half\nTWO\nthree\n", sb.files["a.txt"])
 	assert.Equal(t, "\x00\x01\x02", sb.files["b.bin"])
 	assert.EqualValues(t, 0o755, sb.modes["a.txt"])
@@ -139,6 +142,7 @@ func TestEditFailures(t *testing.T) {
 	}{
 		{"absent", trajectory.Step{Action: trajectory.KindEditFile, Path: "f", Old: ptr("zzz"), New: ptr("y")}, "not found"},
 		{"ambiguous", trajectory.Step{Action: trajectory.KindEditFile, Path: "f", Old: ptr("a"), New: ptr("y")}, "occurs 2 times"},
+		{"all, absent", trajectory.Step{Action: trajectory.KindEditFile, Path: "f", Old: ptr("zzz"), New: ptr("y"), All: true}, "not found"},
 		{"missing file", trajectory.Step{Action: trajectory.KindEditFile, Path: "nope", Old: ptr("a"), New: ptr("y")}, "does not exist"},
 		{"line out of range", trajectory.Step{Action: trajectory.KindEditFile, Path: "f", InsertLine: ptr(9), Text: ptr("y")}, "insert_line 9"},
 	}

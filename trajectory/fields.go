@@ -64,6 +64,7 @@ var kindArgs = map[Kind][]Arg{
 		{"new", ArgString, false, "replacement"},
 		{"insert_line", ArgInt, false, "line after which to insert (0: at the top)"},
 		{"text", ArgString, false, "text to insert"},
+		{"all", ArgBool, false, "replace every occurrence of old (at least one), not exactly one"},
 	},
 	KindHTTP: {
 		{"method", ArgString, true, "GET, POST, PUT, PATCH, DELETE or HEAD"},

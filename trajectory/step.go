@@ -165,6 +165,8 @@ func (v *stepValidator) checkEdit() {
 		v.errorf("insert_line", `required with "text": the line after which to insert (0 for the top)`)
 	case insert && !p["text"]:
 		v.errorf("text", `required with "insert_line": the text to insert`)
+	case insert && p["all"]:
+		v.errorf("all", `only with "old" and "new": "all" replaces every occurrence of "old"`)
 	case insert && *v.s.InsertLine < 0:
 		v.errorf("insert_line", "%d: expected a line number ≥ 0 (0 inserts at the top)", *v.s.InsertLine)
 	case !replace && !insert:

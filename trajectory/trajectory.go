@@ -65,6 +65,9 @@ type Step struct {
 	New        *string `json:"new,omitempty"`
 	InsertLine *int    `json:"insert_line,omitempty"`
 	Text       *string `json:"text,omitempty"`
+	// All replaces every occurrence of Old (edit_file): Claude Code's
+	// Edit with replace_all. Without it Old must occur exactly once.
+	All bool `json:"all,omitempty"`
 
 	// http
 	Method  string            `json:"method,omitempty"`

@@ -1,0 +1,90 @@
+package importer
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// claudeCodeATIF is a Claude Code run as Harbor's converter writes it, in
+// the shapes seen in the wild: a bare "1.4" version, tool calls with
+// id/name/input, results in the step after the call (one with is_error),
+// a call id used twice, tools in Claude Code's case. Written for rbx
+// from the ATIF RFC and Claude Code's tool schemas.
+const claudeCodeATIF = `{
+  "schema_version": "1.4",
+  "session_id": "cc-1",
+  "agent": {"name": "claude-code", "version": "2.0.1"},
+  "steps": [
+    {"step_id": 1, "source": "user", "message": "Fix the config."},
+    {"step_id": 2, "source": "agent", "message": "Looking.", "tool_calls": [
+      {"id": "t1", "name": "Bash", "input": {"command": "ls /app", "description": "list"}},
+      {"id": "t2", "name": "Read", "input": {"file_path": "/app/config.py", "offset": 1, "limit": 20}}]},
+    {"step_id": 3, "source": "user", "message": "", "observation": {"results": [
+      {"source_call_id": "t1", "content": "config.py\nmain.py"},
+      {"source_call_id": "t2", "content": "     1\tDEBUG = True\n     2\tDEBUG_LEVEL = 1"}]}},
+    {"step_id": 4, "source": "agent", "message": "", "tool_calls": [
+      {"tool_call_id": "t3", "function_name": "Edit", "arguments": {"file_path": "/app/config.py", "old_string": "DEBUG", "new_string": "VERBOSE", "replace_all": true}},
+      {"tool_call_id": "t4", "function_name": "Write", "arguments": {"file_path": "/etc/app.conf", "content": "x=1\n"}},
+      {"tool_call_id": "t5", "function_name": "Bash", "arguments": {"command": "python -m pytest -q"}}],
+     "observation": {"results": [
+      {"source_call_id": "t3", "content": "The file /app/config.py has been updated. All occurrences of 'DEBUG' were replaced with 'VERBOSE'."},
+      {"source_call_id": "t4", "content": "EACCES: permission denied, open '/etc/app.conf'", "is_error": true},
+      {"source_call_id": "t5", "content": "Exit code 1\nF.\n1 failed", "is_error": true}]}},
+    {"step_id": 5, "source": "agent", "message": "", "tool_calls": [
+      {"id": "t6", "name": "TodoWrite", "input": {"todos": []}},
+      {"id": "t6", "name": "Glob", "input": {"pattern": "**/*.py"}},
+      {"id": "t7", "name": "MultiEdit", "input": {"file_path": "/app/main.py", "edits": []}}],
+     "observation": {"results": [
+      {"source_call_id": "t6", "content": "Todos updated"},
+      {"source_call_id": "t6", "content": "/app/config.py"},
+      {"source_call_id": "t7", "content": "ok"}]}}
+  ]
+}`
+
+func TestImportClaudeCodeATIF(t *testing.T) {
+	f, err := Detect([]byte(claudeCodeATIF))
+	require.NoError(t, err)
+	require.Equal(t, FormatATIF, f, "a bare 1.x version with session_id, agent and steps is ATIF")
+	res, err := Import(FormatATIF, "cc.json", []byte(claudeCodeATIF))
+	require.NoError(t, err)
+	tr := res.Trajectories[0]
+	var kinds []trajectory.Kind
+	for _, s := range tr.Steps {
+		kinds = append(kinds, s.Action)
+	}
+	require.Equal(t, []trajectory.Kind{
+		trajectory.KindShell, trajectory.KindReadFile, trajectory.KindEditFile, trajectory.KindWriteFile, trajectory.KindShell,
+		trajectory.KindNoop, trajectory.KindNoop, trajectory.KindNoop,
+	}, kinds)
+	s := tr.Steps
+	assert.Equal(t, "ls /app", s[0].Command)
+	require.NotNil(t, s[0].Observation, "a result in a later step is attached")
+	assert.Equal(t, "config.py\nmain.py", s[0].Observation.Output)
+	assert.Equal(t, "/app/config.py", s[1].Path)
+	assert.Nil(t, s[1].Observation, "a read's numbered listing stays in the messages")
+	assert.Equal(t, "DEBUG", *s[2].Old)
+	assert.Equal(t, "VERBOSE", *s[2].New)
+	assert.True(t, s[2].All, "replace_all")
+	assert.Nil(t, s[2].Observation)
+	require.NotNil(t, s[3].Observation, "the refused write is recorded as a failure")
+	assert.Equal(t, 1, *s[3].Observation.ExitCode)
+	require.NotNil(t, s[4].Observation.ExitCode, "Bash's 'Exit code 1'")
+	assert.Equal(t, 1, *s[4].Observation.ExitCode)
+	assert.Equal(t, "**/*.py", s[6].Note, "the second use of call id t6 takes the second result")
+	assert.Contains(t, s[7].Note, `unknown tool "MultiEdit"`)
+	assert.Contains(t, res.Report.Warnings, `steps[4].tool_calls[2]: unknown tool "MultiEdit" {"edits":[],"file_path":"/app/main.py"}`)
+	require.NoError(t, tr.Validate(), "the import is a valid native trajectory")
+}
+
+func TestATIFVersions(t *testing.T) {
+	for v, want := range map[string]bool{
+		"ATIF-v1.4": true, "ATIF-v1.0": true, "ATIF-v1.x": true, "1.4": true, "v1.2": true, "atif v1": true,
+		"ATIF-v2.0": false, "2": false, "": false, "one": false,
+	} {
+		assert.Equal(t, want, atifV1(v), v)
+	}
+}
