@@ -21,6 +21,9 @@ type StepError struct {
 	Got      string          `json:"got,omitempty"`
 	// Output is an excerpt of what the step printed.
 	Output string `json:"output,omitempty"`
+	// Diff locates the first differing line of an output divergence,
+	// with the lines around it on both sides.
+	Diff *OutputDiff `json:"diff,omitempty"`
 	Err    error  `json:"-"`
 }
 

@@ -175,7 +175,11 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 		}
 		if out.hasOutput {
 			if ok, want := matches(run.ComparisonFor(s), s.Observation, out.output); !ok {
-				return fail(reason.Output, want, quoteExcerpt(out.output), nil)
+				res, se := fail(reason.Output, want, quoteExcerpt(out.output), nil)
+				if s.Observation.OutputSHA256 == "" {
+					se.Diff = Diff(run.ComparisonFor(s), s.Observation.Output, out.output)
+				}
+				return res, se
 			}
 		}
 	} else if s.Action == trajectory.KindHTTP && out.exitCode >= 400 {

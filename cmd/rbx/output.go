@@ -51,6 +51,9 @@ func (t *stepTable) summary(res *replayResult) {
 		if d.Expected != "" || d.Got != "" {
 			fmt.Fprintf(t.w, "  expected: %s\n  actual:   %s\n", d.Expected, d.Got)
 		}
+		if d.Diff != nil {
+			writeDiff(t.w, d.Diff)
+		}
 		if d.Err != nil {
 			fmt.Fprintf(t.w, "  error:    %v\n", d.Err)
 		}
