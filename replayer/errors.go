@@ -24,7 +24,7 @@ type StepError struct {
 	// Diff locates the first differing line of an output divergence,
 	// with the lines around it on both sides.
 	Diff *OutputDiff `json:"diff,omitempty"`
-	Err    error  `json:"-"`
+	Err  error       `json:"-"`
 }
 
 func (e *StepError) Error() string {
