@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"errors"
+	"strings"
 	"syscall"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -51,4 +52,31 @@ func recordedErrno(s trajectory.Step) syscall.Errno {
 		return 0
 	}
 	return sandbox.ParseFileRefusal("", "", s.Observation.Output).Errno
+}
+
+// notRunnable reports a shell step that exited 126 or 127 (not
+// executable, not found: "bash: find_file: command not found") where the
+// recording has no exit code to say the agent met the same, and no
+// output that compares equal: an agent's tool imported as a shell line,
+// which bash cannot run, must not pass for a step that worked.
+func notRunnable(p Comparison, s trajectory.Step, out outcome) bool {
+	if s.Action != trajectory.KindShell || (out.exitCode != 126 && out.exitCode != 127) {
+		return false
+	}
+	if s.Observation == nil {
+		return true
+	}
+	if s.Observation.ExitCode != nil {
+		return false // compared as recorded
+	}
+	return p == CompareIgnore || s.Observation.OutputSHA256 != "" || !Equal(p, s.Observation.Output, out.output)
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }

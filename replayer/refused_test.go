@@ -10,6 +10,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/reason"
 	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -93,4 +94,38 @@ func TestDoRefused(t *testing.T) {
 	assert.Equal(t, 1, *o.ExitCode)
 	_, ok := sb.files["/etc/issue"]
 	assert.False(t, ok)
+}
+
+// TestUnknownCodeNotRunnable: a shell step with no recorded exit code
+// that bash cannot run (126, 127) diverges, unless its recorded output
+// shows the same.
+func TestUnknownCodeNotRunnable(t *testing.T) {
+	missing := sandbox.ExecResult{ExitCode: 127, Output: []byte("bash: find_file: command not found\n")}
+	tests := []struct {
+		name   string
+		o      *trajectory.Observation
+		diverg bool
+	}{
+		{"no observation", nil, true},
+		{"output only, another", &trajectory.Observation{Output: "Found 2 matches for \"x\""}, true},
+		{"output only, the same", &trajectory.Observation{Output: "bash: find_file: command not found"}, false},
+		{"recorded 127", obs("bash: find_file: command not found", 127), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := replayer.New()
+			require.NoError(t, err)
+			sb := newFake(map[string]sandbox.ExecResult{"find_file x": missing})
+			steps := []trajectory.Step{shell("find_file x", tc.o)}
+			_, err = r.Replay(context.Background(), sb, &task.Task{ID: "t"}, &trajectory.Trajectory{ID: "x", Steps: steps}, 1)
+			if !tc.diverg {
+				require.NoError(t, err)
+				return
+			}
+			var se *replayer.StepError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, reason.ExitCode, se.Reason)
+			assert.Contains(t, se.Error(), "command not found")
+		})
+	}
 }

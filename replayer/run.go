@@ -166,6 +166,10 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 	if out.timedOut {
 		return fail(reason.Timeout, "completion within "+out.timeout.String(), "timeout", nil)
 	}
+	if notRunnable(run.ComparisonFor(s), s, out) {
+		return fail(reason.ExitCode, "a command the shell can run (the recording has no exit code)",
+			fmt.Sprintf("%d: %s", out.exitCode, quoteExcerpt(lastLine(out.output))), nil)
+	}
 	if s.Observation != nil {
 		if want, ok := expectedCode(s); ok {
 			res.Expected = &want
