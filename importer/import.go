@@ -7,9 +7,12 @@
 package importer
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/rbx-sandbox/rbx/task/source"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
@@ -46,6 +49,13 @@ func Import(f Format, name string, data []byte, opts ...Option) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	// Every format is JSON: a syntax error (a truncated file) is named
+	// at its line and column, whatever the format would have been.
+	if f != FormatNative {
+		if err := source.CheckJSON(name, data); err != nil {
+			return nil, fmt.Errorf("import %w", err)
+		}
+	}
 	if f == FormatAuto {
 		if f, err = Detect(data); err != nil {
 			return nil, fmt.Errorf("import %s: %w", name, err)
@@ -74,7 +84,7 @@ func Import(f Format, name string, data []byte, opts ...Option) (*Result, error)
 		return nil, fmt.Errorf("import %s: format %q: expected one of %v", name, f, Formats)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("import %s as %s: %w", name, f, err)
+		return nil, fmt.Errorf("import %s as %s: %w", located(name, data, err), f, err)
 	}
 	for _, t := range ts {
 		res.Report.count(t)
@@ -100,4 +110,16 @@ func importNative(name string, data []byte, c config) ([]*trajectory.Trajectory,
 		ts[0].ID = c.id
 	}
 	return ts, nil
+}
+
+// located is name with the line and column of the value err is about,
+// when err carries its offset (a value of the wrong type: a list where
+// the format has an object); name alone otherwise.
+func located(name string, data []byte, err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return name
+	}
+	pos := source.JSONOffsetPos(data, int(te.Offset))
+	return fmt.Sprintf("%s:%d:%d", name, pos.Line, pos.Column)
 }

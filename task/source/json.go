@@ -28,21 +28,8 @@ func parseJSON(file string, data []byte, lineOffset int) (*Node, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	// encoding/json finds syntax errors with their byte offset; the token
 	// walk below then only has to record positions.
-	var probe any
-	if err := json.Unmarshal(data, &probe); err != nil {
-		var syn *json.SyntaxError
-		off := len(data)
-		// The offset counts the offending character; at the end of the
-		// input there is none, and the position is just past the last one.
-		if errors.As(err, &syn) && !strings.Contains(syn.Error(), "unexpected end") {
-			off = int(syn.Offset) - 1
-		}
-		pos := offsetPos(data, off, lineOffset)
-		msg := strings.TrimPrefix(err.Error(), "json: ")
-		if len(bytes.TrimSpace(data)) == 0 {
-			msg = "empty document: expected a JSON object"
-		}
-		return nil, &ParseError{File: file, Line: pos.Line, Column: pos.Column, Msg: "invalid JSON: " + msg}
+	if err := checkJSON(file, data, lineOffset); err != nil {
+		return nil, err
 	}
 	p := &jsonWalker{data: data, dec: json.NewDecoder(bytes.NewReader(data)), pos: newTracker(data, lineOffset)}
 	p.dec.UseNumber()
@@ -159,3 +146,39 @@ func (p *jsonWalker) container(n *Node, open json.Delim) error {
 	_, _, err := p.next() // the closing delimiter
 	return err
 }
+
+// CheckJSON reports whether data is one JSON document, as a *ParseError
+// at the line and column of the first syntax error (an input that ends
+// early: just past its last character) when it is not. It builds
+// nothing: for large documents read by other decoders (the importers).
+func CheckJSON(file string, data []byte) error {
+	return checkJSON(file, bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), 0)
+}
+
+func checkJSON(file string, data []byte, lineOffset int) error {
+	if json.Valid(data) {
+		return nil
+	}
+	var probe any
+	err := json.Unmarshal(data, &probe)
+	if err == nil {
+		return nil
+	}
+	var syn *json.SyntaxError
+	off := len(data)
+	// The offset counts the offending character; at the end of the
+	// input there is none, and the position is just past the last one.
+	if errors.As(err, &syn) && !strings.Contains(syn.Error(), "unexpected end") {
+		off = int(syn.Offset) - 1
+	}
+	pos := offsetPos(data, off, lineOffset)
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if len(bytes.TrimSpace(data)) == 0 {
+		msg = "empty document: expected a JSON object"
+	}
+	return &ParseError{File: file, Line: pos.Line, Column: pos.Column, Msg: "invalid JSON: " + msg}
+}
+
+// JSONOffsetPos is the 1-based line and column of byte offset off in
+// data (a json.UnmarshalTypeError's Offset, say).
+func JSONOffsetPos(data []byte, off int) Pos { return offsetPos(data, off, 0) }
