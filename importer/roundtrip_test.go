@@ -148,6 +148,8 @@ func FuzzImport(f *testing.F) {
 	}
 	f.Add([]byte(`[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"bash","arguments":"{}"}}]}]`))
 	f.Add([]byte(`{"schema_version":"ATIF-v1.4","session_id":"s","agent":{"name":"a","version":"1"},"steps":[{"step_id":1,"source":"agent","message":"hi"}]}`))
+	f.Add([]byte(claudeCodeATIF))
+	f.Add([]byte(`{"schema_version":"1.4","session_id":"s","agent":{},"steps":[{"source":"agent","tool_calls":[{"id":"a","name":"Edit","input":{"file_path":"f","old_string":"x","new_string":"y","replace_all":"true"}}]},{"source":"user","observation":{"results":[{"source_call_id":"a","is_error":true,"content":"Exit code 3"}]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, fm := range Formats {
 			_, _ = Import(fm, "fuzz.json", data)
