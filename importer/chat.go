@@ -3,6 +3,7 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
@@ -64,13 +65,13 @@ func decodeMessages(data json.RawMessage) ([]*chatMessage, error) {
 // chat converts messages into steps: one per tool call (or text action),
 // its result message attached and read as the observation.
 func (b *builder) chat(msgs []*chatMessage, h chatHooks) {
-	results := map[string]int{}
+	// A call id's results in order: agents reuse ids (SWE-agent sent four
+	// calls under one), and each call takes the next result.
+	results := map[string][]int{}
 	for i, m := range msgs {
 		for _, id := range append([]string{m.ToolCallID}, m.ToolCallIDs...) {
-			if id != "" && m.Role == "tool" {
-				if _, seen := results[id]; !seen {
-					results[id] = i
-				}
+			if id != "" && m.Role == "tool" && !slices.Contains(results[id], i) {
+				results[id] = append(results[id], i)
 			}
 		}
 	}
@@ -92,9 +93,9 @@ func (b *builder) chat(msgs []*chatMessage, h chatHooks) {
 			if j == 0 {
 				own = append(own, m.raw)
 			}
-			s := b.callStep(tc)
+			s := b.callStep(fmt.Sprintf("messages[%d].tool_calls[%d]", i, j), tc)
 			s.Intervened = m.Intervened
-			if k, ok := results[tc.ID]; ok && !used[k] {
+			if k, ok := nextResult(results[tc.ID], used); ok {
 				used[k] = true
 				own = append(own, msgs[k].raw)
 				h.observe(&s, text(msgs[k].Content))
@@ -138,10 +139,21 @@ func (b *builder) textTurn(msgs []*chatMessage, i int, used map[int]bool, h chat
 	}
 }
 
-func (b *builder) callStep(tc chatToolCall) trajectory.Step {
+// nextResult is the first of a call id's result messages not used yet.
+func nextResult(ks []int, used map[int]bool) (int, bool) {
+	for _, k := range ks {
+		if !used[k] {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// callStep maps tc, found at where (named in warnings).
+func (b *builder) callStep(where string, tc chatToolCall) trajectory.Step {
 	args, err := parseArgs(tc.Function.Arguments)
 	if err != nil {
-		b.m.rep.warn(fmt.Sprintf("tool %q: %v; kept as a noop", tc.Function.Name, err))
+		b.m.rep.warn(fmt.Sprintf("%s: tool %q: %v; kept as a noop", where, tc.Function.Name, err))
 		return noop(fmt.Sprintf("tool %q: %v", tc.Function.Name, err))
 	}
 	return b.m.step(call{Name: tc.Function.Name, Args: args, ID: tc.ID})

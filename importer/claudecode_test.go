@@ -88,3 +88,25 @@ func TestATIFVersions(t *testing.T) {
 		assert.Equal(t, want, atifV1(v), v)
 	}
 }
+
+// TestChatRepeatedCallIDs: calls sharing one id (SWE-agent sent four so)
+// each take the next result with that id; none is lost.
+func TestChatRepeatedCallIDs(t *testing.T) {
+	msgs := `[{"role": "user", "content": "go"},
+	 {"role": "assistant", "content": "", "tool_calls": [
+	   {"id": "c", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"echo 1\"}"}},
+	   {"id": "c", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"echo 2\"}"}},
+	   {"id": "c", "type": "function", "function": {"name": "bash", "arguments": "not json"}}]},
+	 {"role": "tool", "tool_call_id": "c", "content": "1"},
+	 {"role": "tool", "tool_call_id": "c", "content": "2"},
+	 {"role": "tool", "tool_call_id": "c", "content": "error"}]`
+	res, err := Import(FormatOpenAI, "o.json", []byte(msgs))
+	require.NoError(t, err)
+	s := res.Trajectories[0].Steps
+	require.Len(t, s, 3)
+	assert.Equal(t, "1", s[0].Observation.Output)
+	assert.Equal(t, "2", s[1].Observation.Output)
+	assert.Equal(t, trajectory.KindNoop, s[2].Action)
+	require.NotEmpty(t, res.Report.Warnings)
+	assert.Contains(t, res.Report.Warnings[0], "messages[1].tool_calls[2]: ")
+}

@@ -89,7 +89,7 @@ func importOpenHands(data []byte, id string, c config, rep *Report) (*trajectory
 func (b *builder) ohStep(e ohEvent) trajectory.Step {
 	if e.TCM != nil && e.TCM.FunctionName != "" {
 		if tc, ok := e.toolCall(); ok {
-			return b.callStep(tc)
+			return b.callStep(fmt.Sprintf("event %d", e.ID), tc)
 		}
 	}
 	switch e.Action {

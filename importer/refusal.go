@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -18,12 +19,22 @@ import (
 // replay never reproduces.
 func recordResult(s *trajectory.Step, result string) {
 	switch {
+	case isFileAction(s.Action) && strings.Contains(result, notApplied):
+		// The agent's tool rejected the change (SWE-agent lints an edit
+		// and applies it only when it adds no syntax error): the file is
+		// as before, so replay does nothing here either.
+		*s = trajectory.Step{Action: trajectory.KindNoop, Tokens: s.Tokens, Messages: s.Messages,
+			Note: fmt.Sprintf("%s %s not applied by the agent's tool (%q)", s.Action, s.Path, notApplied)}
 	case s.Action == trajectory.KindShell:
 		s.Observation = &trajectory.Observation{Output: result}
 	case fileRefusal(s, result):
 		recordFailure(s, result)
 	}
 }
+
+// notApplied is how SWE-agent's editors say an edit was rejected, the
+// file left unchanged.
+const notApplied = "Your changes have NOT been applied"
 
 // recordFailure records that s, a file action, failed when recorded.
 func recordFailure(s *trajectory.Step, result string) {

@@ -47,3 +47,16 @@ func TestFileRefusal(t *testing.T) {
 		})
 	}
 }
+
+// TestRejectedEditIsNoop: an edit SWE-agent's linter rejected left the
+// file unchanged; imported as a noop, replay does not apply it.
+func TestRejectedEditIsNoop(t *testing.T) {
+	s := trajectory.Step{Action: trajectory.KindEditFile, Path: "/repo/a.py", Old: ptr("x"), New: ptr("y ="), Tokens: 7}
+	recordResult(&s, "Your proposed edit has introduced new syntax error(s).\n...\nYour changes have NOT been applied. Please fix your edit command and try again.")
+	assert.Equal(t, trajectory.KindNoop, s.Action)
+	assert.Contains(t, s.Note, "edit_file /repo/a.py not applied")
+	assert.Equal(t, 7, s.Tokens)
+	assert.Nil(t, s.Old)
+}
+
+func ptr[T any](v T) *T { return &v }
