@@ -144,7 +144,10 @@ func complete(s *trajectory.Step) error {
 		if s.Old != nil && s.New == nil {
 			s.New = new(string)
 		}
-		if (s.Old == nil || *s.Old == "") && s.InsertLine == nil {
+		if s.Range != nil && s.Text == nil {
+			s.Text = new(string)
+		}
+		if (s.Old == nil || *s.Old == "") && s.InsertLine == nil && s.Range == nil {
 			return fmt.Errorf("missing the text to replace")
 		}
 	case trajectory.KindHTTP:

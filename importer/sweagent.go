@@ -54,7 +54,8 @@ func importSWEAgent(data []byte, id string, c config, rep *Report) (*trajectory.
 }
 
 // sweTextCalls turns a text action into a call: "submit" ends the run,
-// anything else is a line for SWE-agent's shell.
+// SWE-agent's own commands do what they did (sweCommand), anything else
+// is a line for SWE-agent's shell.
 func sweTextCalls(m *chatMessage) ([]call, bool) {
 	a := strings.TrimSpace(m.Action)
 	if a == "" {
@@ -62,6 +63,9 @@ func sweTextCalls(m *chatMessage) ([]call, bool) {
 	}
 	if a == "submit" || strings.HasPrefix(a, "submit ") {
 		return []call{{Name: "submit", Args: map[string]any{}}}, true
+	}
+	if c, ok := sweCommand(a); ok {
+		return []call{c}, true
 	}
 	return []call{{Name: "bash", Args: map[string]any{"command": a}}}, true
 }

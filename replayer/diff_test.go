@@ -72,3 +72,28 @@ func TestDivergenceDiff(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Nil(t, se.Diff)
 }
+
+func TestReplaceLines(t *testing.T) {
+	tests := []struct {
+		name, content   string
+		start, end      int
+		text, want, err string
+	}{
+		{"middle", "a\nb\nc\nd\n", 2, 3, "B\nC2\nC3", "a\nB\nC2\nC3\nd\n", ""},
+		{"delete", "a\nb\nc\n", 2, 2, "", "a\nc\n", ""},
+		{"first", "a\nb\n", 1, 1, "z\n", "z\nb\n", ""},
+		{"last, no final newline kept", "a\nb", 2, 2, "z", "a\nz", ""},
+		{"past the end", "a\nb\n", 2, 3, "z", "", "lines 2:3: the file has 2 lines"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := replayer.ReplaceLines(tc.content, tc.start, tc.end, tc.text)
+			if tc.err != "" {
+				assert.EqualError(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

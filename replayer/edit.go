@@ -58,8 +58,15 @@ func (run *Run) applyEdit(content string, s trajectory.Step) (string, error) {
 		}
 		return ReplaceOnce(content, old, repl)
 	}
+	if s.Range != nil && s.Text != nil {
+		text, err := run.expand("text", *s.Text)
+		if err != nil {
+			return "", err
+		}
+		return ReplaceLines(content, s.Range.Start, s.Range.End, text)
+	}
 	if s.InsertLine == nil || s.Text == nil {
-		return "", errors.New("expected old/new or insert_line/text")
+		return "", errors.New("expected old/new, insert_line/text or range/text")
 	}
 	text, err := run.expand("text", *s.Text)
 	if err != nil {
@@ -94,6 +101,27 @@ func ReplaceAll(content, old, repl string) (string, error) {
 		return "", fmt.Errorf("old text %s not found", quoteExcerpt(old))
 	}
 	return strings.ReplaceAll(content, old, repl), nil
+}
+
+// ReplaceLines replaces lines start to end (1-based, inclusive) with text,
+// as SWE-agent's windowed "edit start:end" does: text "" deletes them, a
+// text without a final newline gets one. Lines past the end of the file
+// are an error.
+func ReplaceLines(content string, start, end int, text string) (string, error) {
+	lines := strings.SplitAfter(content, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if start < 1 || end < start || end > len(lines) {
+		return "", fmt.Errorf("lines %d:%d: the file has %d lines", start, end, len(lines))
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if end == len(lines) && !strings.HasSuffix(lines[end-1], "\n") && strings.HasSuffix(text, "\n") {
+		text = strings.TrimSuffix(text, "\n") // the file had no final newline: it keeps none
+	}
+	return strings.Join(lines[:start-1], "") + text + strings.Join(lines[end:], ""), nil
 }
 
 // InsertAfter inserts text after line n (1-based; 0 inserts at the top).

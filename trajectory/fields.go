@@ -65,6 +65,7 @@ var kindArgs = map[Kind][]Arg{
 		{"insert_line", ArgInt, false, "line after which to insert (0: at the top)"},
 		{"text", ArgString, false, "text to insert"},
 		{"all", ArgBool, false, "replace every occurrence of old (at least one), not exactly one"},
+		{"range", ArgRange, false, "lines to replace with text, 1-based and inclusive"},
 	},
 	KindHTTP: {
 		{"method", ArgString, true, "GET, POST, PUT, PATCH, DELETE or HEAD"},

@@ -150,6 +150,10 @@ func (v *stepValidator) checkContent() {
 
 func (v *stepValidator) checkEdit() {
 	p := v.present
+	if p["range"] {
+		v.checkLinesEdit()
+		return
+	}
 	replace := p["old"] || p["new"]
 	insert := p["insert_line"] || p["text"]
 	switch {
@@ -171,6 +175,24 @@ func (v *stepValidator) checkEdit() {
 		v.errorf("insert_line", "%d: expected a line number ≥ 0 (0 inserts at the top)", *v.s.InsertLine)
 	case !replace && !insert:
 		v.errorf("old", `required for action "edit_file": "old" and "new" (replace) or "insert_line" and "text" (insert)`)
+	}
+}
+
+// checkLinesEdit checks the third form of edit_file: lines range.start
+// to range.end replaced by text (SWE-agent's windowed "edit N:M").
+func (v *stepValidator) checkLinesEdit() {
+	p, rg := v.present, v.s.Range
+	switch {
+	case p["old"] || p["new"] || p["insert_line"] || p["all"]:
+		v.errorf("range", `expected "range" and "text" (replace lines) alone, without "old", "new", "insert_line" or "all"`)
+	case !p["text"]:
+		v.errorf("text", `required with "range": the lines that replace range (may be "")`)
+	case rg == nil || rg.Start < 1 || rg.End < rg.Start:
+		start, end := 0, 0
+		if rg != nil {
+			start, end = rg.Start, rg.End
+		}
+		v.errorf("range", "{start: %d, end: %d}: expected 1 ≤ start ≤ end, the lines to replace", start, end)
 	}
 }
 

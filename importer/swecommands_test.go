@@ -1,0 +1,74 @@
+package importer
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// sweTextTraj is a SWE-agent text-mode run in .traj's "trajectory" form,
+// written for rbx from SWE-agent's windowed tool bundle documentation.
+func sweTextTraj(t *testing.T) []byte {
+	t.Helper()
+	type turn struct {
+		Action      string `json:"action"`
+		Observation string `json:"observation"`
+	}
+	turns := []turn{
+		{"find_file \"calc.py\"", "Found 1 matches for \"calc.py\" in /repo:\n/repo/calc.py\n(Open file: n/a)\n(Current directory: /repo)\nbash-$"},
+		{"open calc.py 3", "[File: /repo/calc.py (4 lines total)]\n1:def add(a, b):\n2:    return a - b\n(Open file: /repo/calc.py)\n(Current directory: /repo)\nbash-$"},
+		{"goto 2", "[File: /repo/calc.py (4 lines total)]"},
+		{"edit 2:2\n    return a +\nend_of_edit", "Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\nYour changes have NOT been applied. Please fix your edit command and try again."},
+		{"edit 2:2\n    return a + b\nend_of_edit", "File updated. Please review the changes and make sure they are correct."},
+		{"insert 2\n\ndef sub(a, b):\n    return a - b\nend_of_insert", "File updated."},
+		{"search_dir \"add(\" tests", "Found 2 matches"},
+		{"python -m pytest -q", "2 passed\n(Open file: /repo/calc.py)\n(Current directory: /repo)\nbash-$"},
+		{"edit weird", "Usage: edit <start_line>:<end_line>"},
+		{"submit", ""},
+	}
+	data, err := json.Marshal(map[string]any{"trajectory": turns, "info": map[string]any{}})
+	require.NoError(t, err)
+	return data
+}
+
+func TestImportSWEAgentTextCommands(t *testing.T) {
+	res, err := Import(FormatSWEAgent, "run.traj", sweTextTraj(t))
+	require.NoError(t, err)
+	s := res.Trajectories[0].Steps
+	var kinds []trajectory.Kind
+	for _, st := range s {
+		kinds = append(kinds, st.Action)
+	}
+	require.Equal(t, []trajectory.Kind{
+		trajectory.KindNoop, trajectory.KindReadFile, trajectory.KindNoop, trajectory.KindNoop,
+		trajectory.KindEditFile, trajectory.KindEditFile, trajectory.KindNoop, trajectory.KindShell,
+		trajectory.KindNoop, trajectory.KindNoop,
+	}, kinds, "no SWE-agent command is left to bash")
+	assert.Equal(t, "calc.py", s[1].Path)
+	assert.Contains(t, s[3].Note, "not applied", "the rejected edit changes nothing")
+	assert.Equal(t, "calc.py", s[4].Path, "edit works on the open file")
+	assert.Equal(t, &trajectory.Range{Start: 2, End: 2}, s[4].Range)
+	assert.Equal(t, "    return a + b\n", *s[4].Text)
+	assert.Equal(t, 2, *s[5].InsertLine)
+	assert.Equal(t, "\ndef sub(a, b):\n    return a - b\n", *s[5].Text)
+	assert.Equal(t, "python -m pytest -q", s[7].Command)
+	assert.Equal(t, "2 passed", s[7].Observation.Output)
+	assert.Contains(t, s[8].Note, `unknown tool "edit (not <start>:<end>)"`)
+	require.NoError(t, res.Trajectories[0].Validate())
+}
+
+func TestShellWords(t *testing.T) {
+	for in, want := range map[string][]string{
+		`open "a b.py" 10`:    {"open", "a b.py", "10"},
+		`find_file 'x y' dir`: {"find_file", "x y", "dir"},
+		`search_dir a\ b`:     {"search_dir", "a b"},
+		`  goto   3 `:         {"goto", "3"},
+		`create ""`:           {"create", ""},
+	} {
+		assert.Equal(t, want, shellWords(in), in)
+	}
+}
