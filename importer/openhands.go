@@ -70,8 +70,8 @@ func importOpenHands(data []byte, id string, c config, rep *Report) (*trajectory
 		var own []json.RawMessage
 		if m, tokens, ok := e.modelMessage(seen); ok {
 			own, s.Tokens = append(own, m), tokens
-		} else if thought := e.thought(); thought != "" || e.TCM == nil {
-			own = append(own, mustJSON(map[string]any{"role": "assistant", "content": thought}))
+		} else if text := e.assistantText(); text != "" {
+			own = append(own, mustJSON(map[string]any{"role": "assistant", "content": text}))
 		}
 		if o, ok := obs[e.ID]; ok {
 			ohObserve(&s, o)
@@ -163,6 +163,20 @@ func (e ohEvent) modelMessage(seen map[string]bool) (json.RawMessage, int, bool)
 	}
 	seen[key] = true
 	return e.TCM.ModelResponse.Choices[0].Message, e.TCM.ModelResponse.Usage.CompletionTokens, true
+}
+
+// assistantText is what the agent said with e: a message's (or
+// finish's) content, else its thought.
+func (e ohEvent) assistantText() string {
+	if e.Action == "message" || e.Action == "finish" {
+		if c, _ := e.Args["content"].(string); c != "" {
+			return c
+		}
+		if c, _ := e.Args["final_thought"].(string); c != "" {
+			return c
+		}
+	}
+	return e.thought()
 }
 
 func (e ohEvent) thought() string {

@@ -72,3 +72,24 @@ func TestShellWords(t *testing.T) {
 		assert.Equal(t, want, shellWords(in), in)
 	}
 }
+
+// TestOpenHandsMessageText: an agent's message action keeps its words
+// as the assistant's message, never an empty one.
+func TestOpenHandsMessageText(t *testing.T) {
+	evs := `[
+	 {"id": 1, "source": "user", "action": "message", "args": {"content": "fix it"}},
+	 {"id": 2, "source": "agent", "action": "message", "args": {"content": "I will look at calc.py first.", "wait_for_response": false}},
+	 {"id": 3, "source": "agent", "action": "run", "args": {"command": "ls", "thought": ""}},
+	 {"id": 4, "source": "environment", "observation": "run", "cause": 3, "content": "calc.py", "extras": {"metadata": {"exit_code": 0}}}]`
+	res, err := Import(FormatOpenHands, "oh.json", []byte(evs))
+	require.NoError(t, err)
+	s := res.Trajectories[0].Steps
+	require.Len(t, s, 2)
+	require.Len(t, s[0].Messages, 1)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(s[0].Messages[0], &m))
+	assert.Equal(t, "assistant", m["role"])
+	assert.Equal(t, "I will look at calc.py first.", m["content"])
+	assert.Empty(t, s[1].Messages, "a run without a thought adds no empty assistant message")
+	assert.Equal(t, 0, *s[1].Observation.ExitCode)
+}
