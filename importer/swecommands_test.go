@@ -93,3 +93,20 @@ func TestOpenHandsMessageText(t *testing.T) {
 	assert.Empty(t, s[1].Messages, "a run without a thought adds no empty assistant message")
 	assert.Equal(t, 0, *s[1].Observation.ExitCode)
 }
+
+// TestSWEAgentFunctionInsert: SWE-agent's insert tool (function calling)
+// inserts into the open file; its text is never lost.
+func TestSWEAgentFunctionInsert(t *testing.T) {
+	msgs := `[{"role": "assistant", "content": "", "tool_calls": [{"id": "1", "type": "function", "function": {"name": "open", "arguments": "{\"path\": \"a.py\"}"}}]},
+	 {"role": "tool", "tool_call_id": "1", "content": "[File: a.py]"},
+	 {"role": "assistant", "content": "", "tool_calls": [{"id": "2", "type": "function", "function": {"name": "insert", "arguments": "{\"line_number\": 3, \"text\": \"x = 1\"}"}}]},
+	 {"role": "tool", "tool_call_id": "2", "content": "File updated."}]`
+	res, err := Import(FormatOpenAI, "f.json", []byte(msgs))
+	require.NoError(t, err)
+	s := res.Trajectories[0].Steps
+	require.Len(t, s, 2)
+	assert.Equal(t, trajectory.KindEditFile, s[1].Action)
+	assert.Equal(t, "a.py", s[1].Path)
+	assert.Equal(t, 3, *s[1].InsertLine)
+	assert.Equal(t, "x = 1", *s[1].Text)
+}
