@@ -68,6 +68,11 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 	}
 	for j, tc := range st.ToolCalls {
 		args, err := parseArgs(tc.Arguments)
+		if err == nil && x == nil && isMultiEdit(tc.FunctionName) {
+			b.atifMultiEdit(i, j, st, tc, args, assistant)
+			st.Metrics = nil // the turn's tokens go to its first step only
+			continue
+		}
 		var s trajectory.Step
 		if err != nil {
 			s = noop(fmt.Sprintf("tool %q: %v", tc.FunctionName, err))
@@ -90,6 +95,28 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 		if has && r.IsError && x == nil {
 			atifFailed(&b.traj.Steps[len(b.traj.Steps)-1], out)
 		}
+	}
+}
+
+// atifMultiEdit adds the steps of MultiEdit call j of step i (see
+// multiEditSteps): the agent's message on the first, the tool's result
+// (kept in the messages only, as a file action's) with the last.
+func (b *builder) atifMultiEdit(i, j int, st ATIFStep, tc ATIFToolCall, args map[string]any, assistant json.RawMessage) {
+	r, has := b.results.take(tc.ToolCallID)
+	steps, err := b.m.multiEditSteps(args, has && r.IsError)
+	if err != nil {
+		b.m.rep.warn(fmt.Sprintf("steps[%d].tool_calls[%d]: tool %q: %v; kept as a noop", i, j, tc.FunctionName, err))
+		steps = []trajectory.Step{noop(fmt.Sprintf("tool %q not mapped: %v%s", tc.FunctionName, err, argsSuffix(args)))}
+	}
+	for k, s := range steps {
+		var own json.RawMessage
+		if j == 0 && k == 0 {
+			own = assistant
+		}
+		if j == 0 && k == 0 && st.Metrics != nil {
+			s.Tokens = st.Metrics.CompletionTokens
+		}
+		b.add(s, own)
 	}
 }
 

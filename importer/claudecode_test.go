@@ -37,7 +37,7 @@ const claudeCodeATIF = `{
     {"step_id": 5, "source": "agent", "message": "", "tool_calls": [
       {"id": "t6", "name": "TodoWrite", "input": {"todos": []}},
       {"id": "t6", "name": "Glob", "input": {"pattern": "**/*.py"}},
-      {"id": "t7", "name": "MultiEdit", "input": {"file_path": "/app/main.py", "edits": []}}],
+      {"id": "t7", "name": "NotebookEdit", "input": {"notebook_path": "/app/n.ipynb", "new_source": "x"}}],
      "observation": {"results": [
       {"source_call_id": "t6", "content": "Todos updated"},
       {"source_call_id": "t6", "content": "/app/config.py"},
@@ -75,8 +75,8 @@ func TestImportClaudeCodeATIF(t *testing.T) {
 	require.NotNil(t, s[4].Observation.ExitCode, "Bash's 'Exit code 1'")
 	assert.Equal(t, 1, *s[4].Observation.ExitCode)
 	assert.Equal(t, "**/*.py", s[6].Note, "the second use of call id t6 takes the second result")
-	assert.Contains(t, s[7].Note, `unknown tool "MultiEdit"`)
-	assert.Contains(t, res.Report.Warnings, `steps[4].tool_calls[2]: unknown tool "MultiEdit" {"edits":[],"file_path":"/app/main.py"}`)
+	assert.Contains(t, s[7].Note, `unknown tool "NotebookEdit"`)
+	assert.Contains(t, res.Report.Warnings, `steps[4].tool_calls[2]: unknown tool "NotebookEdit" {"new_source":"x","notebook_path":"/app/n.ipynb"}`)
 	require.NoError(t, tr.Validate(), "the import is a valid native trajectory")
 }
 
@@ -109,4 +109,32 @@ func TestChatRepeatedCallIDs(t *testing.T) {
 	assert.Equal(t, trajectory.KindNoop, s[2].Action)
 	require.NotEmpty(t, res.Report.Warnings)
 	assert.Contains(t, res.Report.Warnings[0], "messages[1].tool_calls[2]: ")
+}
+
+// TestImportClaudeCodeMultiEdit: a MultiEdit is its edits in order on the
+// one file; a failed one (all or nothing) changed nothing.
+func TestImportClaudeCodeMultiEdit(t *testing.T) {
+	doc := `{"schema_version": "ATIF-v1.4", "session_id": "s", "agent": {"name": "claude-code", "version": "2"}, "steps": [
+	  {"step_id": 1, "source": "agent", "message": "two edits", "metrics": {"completion_tokens": 9}, "tool_calls": [
+	    {"tool_call_id": "a", "function_name": "MultiEdit", "arguments": {"file_path": "/app/x.py", "edits": [
+	      {"old_string": "a = 1", "new_string": "a = 2"}, {"old_string": "b", "new_string": "c", "replace_all": true}]}},
+	    {"tool_call_id": "b", "function_name": "MultiEdit", "arguments": {"file_path": "/app/y.py", "edits": [{"old_string": "q", "new_string": "r"}]}},
+	    {"tool_call_id": "c", "function_name": "MultiEdit", "arguments": {"file_path": "/app/z.py"}}],
+	   "observation": {"results": [{"source_call_id": "a", "content": "Applied 2 edits"},
+	     {"source_call_id": "b", "content": "String to replace not found in file.", "is_error": true}]}}]}`
+	res, err := Import(FormatATIF, "m.json", []byte(doc))
+	require.NoError(t, err)
+	s := res.Trajectories[0].Steps
+	require.Len(t, s, 4)
+	assert.Equal(t, "a = 1", *s[0].Old)
+	assert.Equal(t, 9, s[0].Tokens)
+	assert.Len(t, s[0].Messages, 1, "the agent's message on the first")
+	assert.Equal(t, "b", *s[1].Old)
+	assert.True(t, s[1].All)
+	assert.Equal(t, 0, s[1].Tokens)
+	assert.Equal(t, trajectory.KindNoop, s[2].Action)
+	assert.Contains(t, s[2].Note, "MultiEdit of /app/y.py not applied")
+	assert.Equal(t, trajectory.KindNoop, s[3].Action)
+	assert.Contains(t, res.Report.Warnings[0], "steps[0].tool_calls[2]: ")
+	require.NoError(t, res.Trajectories[0].Validate())
 }
