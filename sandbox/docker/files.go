@@ -1,16 +1,10 @@
 package docker
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"io/fs"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/pkg/stdcopy"
-
-	"github.com/rbx-sandbox/rbx/recycle/agent"
 	"github.com/rbx-sandbox/rbx/sandbox/session"
 )
 
@@ -61,77 +55,12 @@ func (s *Sandbox) fileExec(ctx context.Context, script string, data []byte, out 
 		out = &buf
 	}
 	argv := []string{"/bin/sh", "-c", script}
-	code, err := s.muxFile(ctx, argv, data, out)
+	code, err := s.muxRun(ctx, argv, data, out)
 	if err == errNoMux {
-		code, err = s.execFile(ctx, argv, data, out)
+		code, err = s.execRun(ctx, argv, data, out)
 	}
 	if err != nil {
 		return nil, 0, s.gone(ctx, err)
 	}
 	return buf.Bytes(), code, nil
-}
-
-// errNoMux: the sandbox has no PID 1 mux to spawn a process through.
-var errNoMux = fmt.Errorf("no mux")
-
-// muxFile runs argv as the sandbox's exec user through PID 1's mux, with
-// data on its stdin (nil: none), its merged output to out.
-func (s *Sandbox) muxFile(ctx context.Context, argv []string, data []byte, out io.Writer) (int, error) {
-	sp, ok := s.muxSpec()
-	if !ok {
-		return 0, errNoMux
-	}
-	sp.Path, sp.Argv = argv[0], argv
-	mc, err := s.mux.open(agent.OpenRequest{Op: "spawn", Spawn: &sp})
-	if err != nil {
-		return 0, err
-	}
-	defer mc.Close()
-	stop := context.AfterFunc(ctx, func() { mc.fail(ctx.Err()) })
-	defer stop()
-	go func() {
-		if len(data) > 0 {
-			_, _ = mc.Write(data) // a script that stopped reading fails it: its status tells
-		}
-		_ = mc.CloseWrite()
-	}()
-	_, rerr := io.Copy(out, mc)
-	st, err := mc.Wait(ctx)
-	switch {
-	case err != nil:
-		return 0, err
-	case rerr != nil:
-		return 0, rerr
-	case st.Err != "":
-		return 0, fmt.Errorf("agent mux: %s", st.Err)
-	}
-	return st.Code, nil
-}
-
-// execFile runs argv in an engine exec as the sandbox's exec user, with
-// data on its stdin (nil: none), its output to out.
-func (s *Sandbox) execFile(ctx context.Context, argv []string, data []byte, out io.Writer) (int, error) {
-	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
-		AttachStdin: data != nil, AttachStdout: true, AttachStderr: true, Cmd: argv, User: s.execUser, WorkingDir: "/",
-	})
-	if err != nil {
-		return 0, fmt.Errorf("exec: %w", err)
-	}
-	hj, err := s.rt.cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
-	if err != nil {
-		return 0, fmt.Errorf("attach: %w", err)
-	}
-	defer hj.Close()
-	stop := context.AfterFunc(ctx, func() { hj.Close() }) // the hijacked connection ignores ctx
-	defer stop()
-	if data != nil {
-		go func() {
-			_, _ = io.Copy(hj.Conn, bytes.NewReader(data))
-			_ = hj.CloseWrite()
-		}()
-	}
-	if _, err := stdcopy.StdCopy(out, out, hj.Reader); err != nil && ctx.Err() != nil {
-		return 0, fmt.Errorf("read: %w", ctx.Err())
-	}
-	return s.exitCode(ctx, ex.ID)
 }

@@ -25,8 +25,13 @@ const sessionFileMax = 16 << 10
 // fileOpTimeout bounds a file action through the session.
 const fileOpTimeout = 30 * time.Second
 
-// noBase64 is the exit code of a session script that found no base64.
-const noBase64 = 127
+// noBase64 is the exit code of a session script that found no base64;
+// needBase64 starts the subshell of both scripts with that check (a
+// missing base64 would leave tee writing an empty file).
+const (
+	noBase64   = 127
+	needBase64 = "( command -v base64 >/dev/null || exit 127\n"
+)
 
 // sessionReady reports whether file actions may use the session.
 func (s *Sandbox) sessionReady() bool {
@@ -39,7 +44,7 @@ func (s *Sandbox) readViaSession(ctx context.Context, p string) ([]byte, bool, e
 	if !s.sessionReady() {
 		return nil, false, nil
 	}
-	cmd := "( command -v base64 >/dev/null || exit 127\n" + session.ReadScript(p, session.ReaderBase64) + ")"
+	cmd := needBase64 + session.ReadScript(p, session.ReaderBase64) + ")"
 	res, err := s.Exec(ctx, sandbox.ExecRequest{Command: cmd, Timeout: fileOpTimeout})
 	if err != nil || res.TimedOut || res.Truncated || res.SessionLost || res.ExitCode == noBase64 {
 		return nil, false, nil
@@ -70,9 +75,7 @@ func (s *Sandbox) writeViaSession(ctx context.Context, p string, data []byte, mo
 		enc = enc[76:]
 	}
 	b.WriteString(enc)
-	// base64 checked first: a missing one would leave tee writing an
-	// empty file.
-	cmd := "( command -v base64 >/dev/null || exit 127\n" + session.WriteScript(p, mode, "command base64 -d", -1) +
+	cmd := needBase64 + session.WriteScript(p, mode, "command base64 -d", -1) +
 		") <<'__RBX_DATA__'\n" + b.String() + "\n__RBX_DATA__"
 	res, err := s.Exec(ctx, sandbox.ExecRequest{Command: cmd, Timeout: fileOpTimeout})
 	if err != nil || res.TimedOut || res.SessionLost || res.ExitCode == noBase64 {

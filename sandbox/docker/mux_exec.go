@@ -101,31 +101,53 @@ func withEnv(env [][]byte, add []string) [][]byte {
 }
 
 // muxShort runs argv to completion through PID 1's mux as the sandbox's
-// exec user (see muxFreshHost) and returns its output, merged; ok is false
-// when there is no mux to run it.
+// exec user (see muxFreshHost) and returns its output, merged (the first
+// MiB); ok is false when there is no mux to run it.
 func (s *Sandbox) muxShort(ctx context.Context, argv ...string) (out []byte, code int, ok bool, err error) {
+	buf := &sandbox.CapWriter{Limit: 1 << 20}
+	code, err = s.muxRun(ctx, argv, nil, buf)
+	if err == errNoMux {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return buf.Result(sandbox.ExecResult{}).Output, 0, true, fmt.Errorf("run %q: %w", argv[0], err)
+	}
+	return buf.Result(sandbox.ExecResult{}).Output, code, true, nil
+}
+
+// errNoMux: the sandbox has no PID 1 mux to spawn a process through.
+var errNoMux = fmt.Errorf("no mux")
+
+// muxRun runs argv to completion as the sandbox's exec user through PID
+// 1's mux, with data on its stdin (nil: none), its merged output to out.
+func (s *Sandbox) muxRun(ctx context.Context, argv []string, data []byte, out io.Writer) (int, error) {
 	sp, ok := s.muxSpec()
 	if !ok {
-		return nil, 0, false, nil
+		return 0, errNoMux
 	}
 	sp.Path, sp.Argv = argv[0], argv
 	mc, err := s.mux.open(agent.OpenRequest{Op: "spawn", Spawn: &sp})
 	if err != nil {
-		return nil, 0, true, err
+		return 0, err
 	}
 	defer mc.Close()
 	stop := context.AfterFunc(ctx, func() { mc.fail(ctx.Err()) })
 	defer stop()
-	_ = mc.CloseWrite()
-	out, rerr := io.ReadAll(io.LimitReader(mc, 1<<20))
+	go func() {
+		if len(data) > 0 {
+			_, _ = mc.Write(data) // a script that stopped reading fails it: its status tells
+		}
+		_ = mc.CloseWrite()
+	}()
+	_, rerr := io.Copy(out, mc)
 	st, err := mc.Wait(ctx)
 	switch {
 	case err != nil:
-		return out, 0, true, fmt.Errorf("run %q: %w", argv[0], err)
+		return 0, err
 	case rerr != nil:
-		return out, 0, true, fmt.Errorf("run %q: %w", argv[0], rerr)
+		return 0, rerr
 	case st.Err != "":
-		return out, 0, true, fmt.Errorf("run %q: %s", argv[0], st.Err)
+		return 0, fmt.Errorf("agent mux: %s", st.Err)
 	}
-	return out, st.Code, true, nil
+	return st.Code, nil
 }

@@ -4,35 +4,51 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 )
 
-// runShort runs one of our own helper commands (kill scripts, probes) to
-// completion and returns its combined output and exit code.
+// runShort runs one of our own helper commands (kill scripts, probes) in
+// an engine exec to completion and returns its combined output and exit
+// code.
 func (s *Sandbox) runShort(ctx context.Context, cmd ...string) ([]byte, int, error) {
+	var out bytes.Buffer
+	code, err := s.execRun(ctx, cmd, nil, &out)
+	if err != nil {
+		return out.Bytes(), 0, fmt.Errorf("run %q: %w", cmd[0], err)
+	}
+	return out.Bytes(), code, nil
+}
+
+// execRun runs argv to completion in an engine exec as the sandbox's
+// exec user, with data on its stdin (nil: none), its output to out.
+func (s *Sandbox) execRun(ctx context.Context, argv []string, data []byte, out io.Writer) (int, error) {
 	ex, err := s.rt.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
-		AttachStdout: true, AttachStderr: true, Cmd: cmd, User: s.execUser,
+		AttachStdin: data != nil, AttachStdout: true, AttachStderr: true, Cmd: argv, User: s.execUser, WorkingDir: "/",
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("exec %q: %w", cmd[0], err)
+		return 0, fmt.Errorf("exec: %w", err)
 	}
 	hj, err := s.rt.cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
 	if err != nil {
-		return nil, 0, fmt.Errorf("attach %q: %w", cmd[0], err)
+		return 0, fmt.Errorf("attach: %w", err)
 	}
 	defer hj.Close()
-	// The hijacked connection ignores ctx once established.
-	stop := context.AfterFunc(ctx, func() { hj.Close() })
+	stop := context.AfterFunc(ctx, func() { hj.Close() }) // the hijacked connection ignores ctx
 	defer stop()
-	var out bytes.Buffer
-	if _, err := stdcopy.StdCopy(&out, &out, hj.Reader); err != nil && ctx.Err() != nil {
-		return out.Bytes(), 0, fmt.Errorf("read %q: %w", cmd[0], ctx.Err())
+	if data != nil {
+		go func() {
+			_, _ = io.Copy(hj.Conn, bytes.NewReader(data))
+			_ = hj.CloseWrite()
+		}()
 	}
-	code, err := s.exitCode(ctx, ex.ID)
-	return out.Bytes(), code, err
+	if _, err := stdcopy.StdCopy(out, out, hj.Reader); err != nil && ctx.Err() != nil {
+		return 0, fmt.Errorf("read: %w", ctx.Err())
+	}
+	return s.exitCode(ctx, ex.ID)
 }
 
 // exitCode waits for an exec whose streams have closed to be reported as
