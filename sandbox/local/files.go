@@ -68,6 +68,8 @@ func (s *Sandbox) writeFile(ctx context.Context, p string, data []byte, mode fs.
 	}
 	defer r.Close()
 	abs := sandbox.ResolvePath(s.meta.Workdir, p)
+	// Only a missing parent is made: one that is a file must fail the
+	// write as ENOTDIR, as a shell's redirection does, not MkdirAll.
 	if dir := path.Dir(rel); dir != "." {
 		if _, err := r.Stat(dir); err != nil {
 			if err := r.MkdirAll(dir, 0o755); err != nil {
@@ -88,9 +90,14 @@ func (s *Sandbox) writeFile(ctx context.Context, p string, data []byte, mode fs.
 	if err != nil {
 		return classify("write", abs, err)
 	}
-	if mode != 0 && statErr != nil {
-		// After the write: the umask must not narrow the requested mode.
-		if err := r.Chmod(rel, mode.Perm()); err != nil {
+	if statErr != nil {
+		// A new file: its mode after the write, so that the umask does not
+		// narrow it (0644 when none is given).
+		m := mode.Perm()
+		if m == 0 {
+			m = 0o644
+		}
+		if err := r.Chmod(rel, m); err != nil {
 			return classify("chmod", abs, err)
 		}
 	}

@@ -63,7 +63,9 @@ func WriteScript(p string, mode fs.FileMode, writer string, size int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "umask 022; p=%s; d=${p%%/*}; d=${d:-/}\n", Quote(p))
 	b.WriteString(refuseFunc)
-	b.WriteString(`[ -d "$d" ] || [ -e "$d" ] || { __rbx_e=$(command mkdir -p -- "$d" 2>&1) || __rbx_refuse mkdir "$__rbx_e"; }` + "\n")
+	// Only a missing parent is made: one that is a file fails the write
+	// as ENOTDIR, as a shell's redirection does.
+	b.WriteString(`[ -e "$d" ] || { __rbx_e=$(command mkdir -p -- "$d" 2>&1) || __rbx_refuse mkdir "$__rbx_e"; }` + "\n")
 	chmod := ""
 	if mode != 0 {
 		chmod = fmt.Sprintf(`__rbx_e=$(command chmod %o -- "$p" 2>&1) || __rbx_refuse chmod "$__rbx_e"`, mode.Perm())
