@@ -56,7 +56,7 @@ var exitCodeLine = regexp.MustCompile(`^Exit code (\d+)\b`)
 // with its code left unknown.
 func atifFailed(s *trajectory.Step, out string) {
 	switch {
-	case isFileAction(s.Action):
+	case s.Action.File():
 		recordFailure(s, out)
 	case s.Action == trajectory.KindShell && s.Observation != nil:
 		if m := exitCodeLine.FindStringSubmatch(out); m != nil {

@@ -193,7 +193,7 @@ func ohObserve(s *trajectory.Step, o ohEvent) {
 	}
 	if s.Action != trajectory.KindShell {
 		// OpenHands reports a failed file action as an error observation.
-		if o.Observation == "error" && isFileAction(s.Action) {
+		if o.Observation == "error" && s.Action.File() {
 			recordFailure(s, o.Content)
 		} else {
 			recordResult(s, o.Content)

@@ -19,7 +19,7 @@ import (
 // replay never reproduces.
 func recordResult(s *trajectory.Step, result string) {
 	switch {
-	case isFileAction(s.Action) && strings.Contains(result, notApplied):
+	case s.Action.File() && strings.Contains(result, notApplied):
 		// The agent's tool rejected the change (SWE-agent lints an edit
 		// and applies it only when it adds no syntax error): the file is
 		// as before, so replay does nothing here either.
@@ -64,7 +64,7 @@ var editorMissing = regexp.MustCompile(`(?i)\bpath\b.*\bdoes not exist\b`)
 // library's words for such an errno (or the editors' "does not exist").
 // A read's content that merely contains those words does not count.
 func fileRefusal(s *trajectory.Step, result string) bool {
-	if !isFileAction(s.Action) {
+	if !s.Action.File() {
 		return false
 	}
 	head := strings.TrimSpace(result)
@@ -82,9 +82,4 @@ func fileRefusal(s *trajectory.Step, result string) bool {
 		return true
 	}
 	return refusedErrnos[sandbox.ParseFileRefusal("", "", head).Errno]
-}
-
-// isFileAction reports whether k reads or writes a file.
-func isFileAction(k trajectory.Kind) bool {
-	return k == trajectory.KindWriteFile || k == trajectory.KindReadFile || k == trajectory.KindEditFile
 }

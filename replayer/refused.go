@@ -33,16 +33,11 @@ func fileOutcome(out outcome, err error) (outcome, error) {
 	return outcome{exitCode: 1, output: msg, bytes: int64(len(msg))}, refusedError{fe}
 }
 
-// isFileAction reports whether k reads or writes a file.
-func isFileAction(k trajectory.Kind) bool {
-	return k == trajectory.KindWriteFile || k == trajectory.KindReadFile || k == trajectory.KindEditFile
-}
-
 // expectsFailure reports whether s's recording says the action failed:
 // a file action recorded with a non-zero exit code (importers record an
 // agent's failed file tool so; see docs/formats.md).
 func expectsFailure(s trajectory.Step) bool {
-	return isFileAction(s.Action) && s.Observation != nil && s.Observation.ExitCode != nil && *s.Observation.ExitCode != 0
+	return s.Action.File() && s.Observation != nil && s.Observation.ExitCode != nil && *s.Observation.ExitCode != 0
 }
 
 // recordedErrno is the errno a failed file action's recorded output names

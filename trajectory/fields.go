@@ -105,6 +105,11 @@ func (k Kind) Fields() []string {
 // Valid reports whether k is one of Kinds.
 func (k Kind) Valid() bool { return slices.Contains(Kinds, k) }
 
+// File reports whether k reads or writes a file (write_file, read_file,
+// edit_file): the actions the sandbox runs as file actions, whose
+// refusals are outcomes.
+func (k Kind) File() bool { return k == KindWriteFile || k == KindReadFile || k == KindEditFile }
+
 // setFields returns the json names of the step's non-zero fields: what a
 // step built in code "has", mirroring the keys present in a document.
 func setFields(s *Step) map[string]bool {
