@@ -80,7 +80,7 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 		} else {
 			s = b.m.step(call{Name: tc.FunctionName, Args: args, ID: tc.ToolCallID})
 		}
-		if s.Action == trajectory.KindNoop && s.Note != "" && strings.HasPrefix(s.Note, "unknown tool") {
+		if s.Action == trajectory.KindNoop && strings.HasPrefix(s.Note, "unknown tool") {
 			b.m.rep.warn(fmt.Sprintf("steps[%d].tool_calls[%d]: %s", i, j, s.Note))
 		}
 		r, has := b.results.take(tc.ToolCallID)
@@ -112,9 +112,9 @@ func (b *builder) atifMultiEdit(i, j int, st ATIFStep, tc ATIFToolCall, args map
 		var own json.RawMessage
 		if j == 0 && k == 0 {
 			own = assistant
-		}
-		if j == 0 && k == 0 && st.Metrics != nil {
-			s.Tokens = st.Metrics.CompletionTokens
+			if st.Metrics != nil {
+				s.Tokens = st.Metrics.CompletionTokens
+			}
 		}
 		b.add(s, own)
 	}

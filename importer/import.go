@@ -49,15 +49,11 @@ func Import(f Format, name string, data []byte, opts ...Option) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	// Every format is JSON: a syntax error (a truncated file) is named
-	// at its line and column, whatever the format would have been.
-	if f != FormatNative {
-		if err := source.CheckJSON(name, data); err != nil {
-			return nil, fmt.Errorf("import %w", err)
-		}
-	}
 	if f == FormatAuto {
 		if f, err = Detect(data); err != nil {
+			if serr := source.CheckJSON(name, data); serr != nil {
+				return nil, fmt.Errorf("import %w", serr)
+			}
 			return nil, fmt.Errorf("import %s: %w", name, err)
 		}
 	}
@@ -84,6 +80,11 @@ func Import(f Format, name string, data []byte, opts ...Option) (*Result, error)
 		return nil, fmt.Errorf("import %s: format %q: expected one of %v", name, f, Formats)
 	}
 	if err != nil {
+		if _, syntax := errors.AsType[*json.SyntaxError](err); syntax && f != FormatNative {
+			if serr := source.CheckJSON(name, data); serr != nil {
+				return nil, fmt.Errorf("import %w", serr)
+			}
+		}
 		return nil, fmt.Errorf("import %s as %s: %w", located(name, data, err), f, err)
 	}
 	for _, t := range ts {
@@ -114,7 +115,10 @@ func importNative(name string, data []byte, c config) ([]*trajectory.Trajectory,
 
 // located is name with the line and column of the value err is about,
 // when err carries its offset (a value of the wrong type: a list where
-// the format has an object); name alone otherwise.
+// the format has an object); name alone otherwise. Every format is JSON:
+// a syntax error (a truncated file) is reported by Import through
+// source.CheckJSON, at its line and column, whatever the format; both
+// are looked for only once an import failed.
 func located(name string, data []byte, err error) string {
 	var te *json.UnmarshalTypeError
 	if !errors.As(err, &te) {
