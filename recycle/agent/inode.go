@@ -151,7 +151,7 @@ func getXattr(path, name string) ([]byte, error) {
 // when the filesystem has none (ENOTTY, EOPNOTSUPP): then no one can set
 // them there either.
 func readFlags(dirfd int, name string) (flags uint32, ok bool, err error) {
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	fd, err := openForFlags(dirfd, name)
 	if err != nil {
 		return 0, false, err
 	}
@@ -161,6 +161,12 @@ func readFlags(dirfd int, name string) (flags uint32, ok bool, err error) {
 		return 0, false, nil
 	}
 	return flags, err == nil, err
+}
+
+// openForFlags opens name in dirfd for FS_IOC_[GS]ETFLAGS: read-only,
+// never following a final symlink, never blocking on a FIFO or device.
+func openForFlags(dirfd int, name string) (int, error) {
+	return unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 }
 
 func noFlags(err error) bool {
@@ -201,7 +207,7 @@ func setInode(dirfd int, name, typ string, want []Xattr, flags uint32, noflags b
 // setFlags sets the compared inode flags of name to flags, keeping the
 // filesystem's own; unchanged flags are not written.
 func setFlags(dirfd int, name string, flags uint32) error {
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	fd, err := openForFlags(dirfd, name)
 	if err != nil {
 		return fmt.Errorf("open for flags: %w", err)
 	}
