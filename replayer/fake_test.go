@@ -18,8 +18,10 @@ type fakeSandbox struct {
 	modes   map[string]fs.FileMode
 	answers map[string]sandbox.ExecResult
 	refuse  map[string]syscall.Errno // paths whose file actions the sandbox refuses
-	ran     []string
-	timeout []time.Duration // each Exec's timeout, in order
+	// readOnly are paths whose writes alone the sandbox refuses.
+	readOnly map[string]syscall.Errno
+	ran      []string
+	timeout  []time.Duration // each Exec's timeout, in order
 }
 
 func newFake(answers map[string]sandbox.ExecResult) *fakeSandbox {
@@ -40,6 +42,9 @@ func (f *fakeSandbox) Exec(_ context.Context, req sandbox.ExecRequest) (sandbox.
 }
 
 func (f *fakeSandbox) WriteFile(_ context.Context, path string, data []byte, mode fs.FileMode) error {
+	if errno, ok := f.readOnly[path]; ok {
+		return &sandbox.FileError{Op: "write", Path: sandbox.ResolvePath("/workspace", path), Errno: errno}
+	}
 	if errno, ok := f.refuse[path]; ok {
 		return &sandbox.FileError{Op: "write", Path: sandbox.ResolvePath("/workspace", path), Errno: errno}
 	}

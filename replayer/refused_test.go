@@ -94,6 +94,16 @@ func TestDoRefused(t *testing.T) {
 	assert.Equal(t, 1, *o.ExitCode)
 	_, ok := sb.files["/etc/issue"]
 	assert.False(t, ok)
+
+	// An edit whose read is allowed and whose write is refused reads as
+	// the edit's refusal.
+	sb.files["/etc/hosts"] = "a\n"
+	sb.readOnly = map[string]syscall.Errno{"/etc/hosts": syscall.EACCES}
+	res, err = run.Do(context.Background(), trajectory.Step{Action: trajectory.KindEditFile, Path: "/etc/hosts", Old: ptr("a"), New: ptr("b")})
+	o, oerr = replayer.Observe(res, err)
+	require.NoError(t, oerr)
+	assert.Equal(t, "edit /etc/hosts: Permission denied", o.Error)
+	assert.Equal(t, "a\n", sb.files["/etc/hosts"])
 }
 
 // TestUnknownCodeNotRunnable: a shell step with no recorded exit code
