@@ -187,9 +187,14 @@ func (p *Pool) handedBack(sb sandbox.Sandbox) *member {
 		return nil
 	}
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.takeBackLocked(sb)
+}
+
+// takeBackLocked is handedBack for callers holding mu.
+func (p *Pool) takeBackLocked(sb sandbox.Sandbox) *member {
 	m := p.out[sb.ID()]
 	delete(p.out, sb.ID())
-	p.mu.Unlock()
 	if m != nil {
 		p.stats.inUse.Add(-1)
 	}

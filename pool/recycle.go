@@ -40,18 +40,27 @@ type recycleState struct {
 // when the pool recycles and wants another idle sandbox, removed
 // otherwise. Recycling runs in the background, holding the sandbox's slot.
 func (p *Pool) Return(sb sandbox.Sandbox) {
-	m := p.handedBack(sb)
-	if m == nil {
+	if sb == nil {
 		return
 	}
-	p.stats.returned.Add(1)
-	yield := p.yieldsToFront() // before mu: it asks the other class's pool
+	// Asked before mu (it asks the other class's pool), while sb is still
+	// counted as held.
+	yield := p.yieldsToFront()
+	// Taken back and counted as recycling under one lock: in between, the
+	// filler would see the sandbox neither out nor coming back and create
+	// its replacement, which would then have it removed instead of recycled.
 	p.mu.Lock()
+	m := p.takeBackLocked(sb)
+	if m == nil {
+		p.mu.Unlock()
+		return
+	}
 	want := p.rc.on && !p.closed.Load() && p.wantBack(yield)
 	if want {
 		p.rc.active++
 	}
 	p.mu.Unlock()
+	p.stats.returned.Add(1)
 	if !want {
 		p.remove(m)
 		return
@@ -113,13 +122,13 @@ func WithYield(f YieldFunc) Option {
 }
 
 // yieldsToFront reports whether a sandbox given back now goes to the class
-// at the front of the line.
+// at the front of the line (asked while it is still held).
 func (p *Pool) yieldsToFront() bool {
 	front, patient, waiting := p.budget.Front()
 	if !waiting || patient || front == p.tmpl.Key {
 		return false
 	}
-	return p.cfg.yield == nil || p.cfg.yield(front, p.Held()+1)
+	return p.cfg.yield == nil || p.cfg.yield(front, p.Held())
 }
 
 // Held is how many sandboxes the pool holds: idle, in use, being created

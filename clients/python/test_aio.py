@@ -179,9 +179,12 @@ class AsyncServeTest(unittest.TestCase):
                 await env.close()  # idempotent after evaluate
                 # A request slower than the timeout: asyncio.TimeoutError, and
                 # the client goes on (the timed-out connection is dropped).
-                slow = AsyncClient(self.server.url, timeout=0.5)
+                # Only the step is timed that short: a reset replays 11 steps
+                # and may take longer than 0.5 s on a loaded machine.
+                slow = AsyncClient(self.server.url, timeout=60)
                 env = AsyncEnv(slow, TASK)
                 await env.reset(options={"checkpoint": 11})
+                slow.timeout = 0.5
                 with self.assertRaises(asyncio.TimeoutError):
                     await env.step({"name": "shell", "arguments": {"command": "sleep 2"}})
                 # The server saw the request cancelled under the step: the
