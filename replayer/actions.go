@@ -50,7 +50,7 @@ func (run *Run) exec(ctx context.Context, s trajectory.Step) (outcome, error) {
 	case trajectory.KindReadFile:
 		return fileOutcome(run.readFile(ctx, s))
 	case trajectory.KindEditFile:
-		return fileOutcome(outcome{}, run.editFile(ctx, s))
+		return editOutcome(fileOutcome(outcome{}, run.editFile(ctx, s)))
 	case trajectory.KindHTTP:
 		return run.http(ctx, s)
 	case trajectory.KindNoop:

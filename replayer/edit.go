@@ -26,10 +26,23 @@ func (run *Run) editFile(ctx context.Context, s trajectory.Step) error {
 	}
 	edited, err := run.applyEdit(string(data), s)
 	if err != nil {
-		return fmt.Errorf("%w: edit %s: %v", errAction, path, err)
+		return mismatchError{path: path, err: err}
 	}
 	return asEdit(run.sb.WriteFile(ctx, path, []byte(edited), 0))
 }
+
+// mismatchError is an edit the file did not allow: its text not there
+// once, its line outside the file. Nothing was written; the action
+// failed (errAction), as the agents' editors fail ("No replacement was
+// performed"), and a recording of that failure expects it.
+type mismatchError struct {
+	path string
+	err  error
+}
+
+func (e mismatchError) Error() string        { return fmt.Sprintf("%v: edit %s: %v", errAction, e.path, e.err) }
+func (e mismatchError) Unwrap() error        { return e.err }
+func (e mismatchError) Is(target error) bool { return target == errAction }
 
 // asEdit names a refusal of an edit's write an edit's.
 func asEdit(err error) error {

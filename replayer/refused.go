@@ -33,6 +33,27 @@ func fileOutcome(out outcome, err error) (outcome, error) {
 	return outcome{exitCode: 1, output: msg, bytes: int64(len(msg))}, refusedError{fe}
 }
 
+// editOutcome is fileOutcome for an edit the file did not allow: the
+// outcome of a failed command, the error kept.
+func editOutcome(out outcome, err error) (outcome, error) {
+	if me, ok := errors.AsType[mismatchError](err); ok {
+		msg := me.Error()
+		return outcome{exitCode: 1, output: msg, bytes: int64(len(msg))}, err
+	}
+	return out, err
+}
+
+// failedAsRecorded reports whether err is a failure a recording can hold
+// (a refusal, an edit the file did not allow), and its errno (0 for the
+// latter).
+func failedAsRecorded(err error) (syscall.Errno, bool) {
+	if re, ok := errors.AsType[refusedError](err); ok {
+		return re.errno(), true
+	}
+	_, ok := errors.AsType[mismatchError](err)
+	return 0, ok
+}
+
 // expectsFailure reports whether s's recording says the action failed:
 // a file action recorded with a non-zero exit code (importers record an
 // agent's failed file tool so; see docs/formats.md).

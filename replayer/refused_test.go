@@ -26,6 +26,9 @@ func TestRefusedFileActions(t *testing.T) {
 	edit := func(o *trajectory.Observation) trajectory.Step {
 		return trajectory.Step{Action: trajectory.KindEditFile, Path: "f", Old: ptr("a"), New: ptr("b"), Observation: o}
 	}
+	editOf := func(old string, o *trajectory.Observation) trajectory.Step {
+		return trajectory.Step{Action: trajectory.KindEditFile, Path: "f", Old: ptr(old), New: ptr("b"), Observation: o}
+	}
 	read := func(o *trajectory.Observation) trajectory.Step {
 		return trajectory.Step{Action: trajectory.KindReadFile, Path: "f", Observation: o}
 	}
@@ -47,6 +50,10 @@ func TestRefusedFileActions(t *testing.T) {
 		{"read refused as recorded", read(obs("cat: f: Permission denied", 1)), syscall.EACCES, "", ""},
 		{"read missing as recorded", read(obs("No such file or directory", 1)), syscall.ENOENT, "", ""},
 		{"read recorded failure, live success", read(obs("", 1)), 0, reason.ExitCode, "it succeeded"},
+		{"edit's text missing as recorded", editOf("z", obs("No replacement was performed, old_str `z` did not appear verbatim in f.", 1)), 0, "", ""},
+		{"edit's text missing, recorded as refused", editOf("z", obs("Permission denied", 1)), 0, reason.Output, "the action refused: Permission denied"},
+		{"edit's text missing, not recorded", editOf("z", nil), 0, reason.Action, `old text "z" not found`},
+		{"edit recorded missing its text, live success", edit(obs("No replacement was performed", 1)), 0, reason.ExitCode, "it succeeded"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,7 +77,7 @@ func TestRefusedFileActions(t *testing.T) {
 			assert.Equal(t, tc.reason, se.Reason)
 			assert.Equal(t, 0, se.Index)
 			assert.Contains(t, err.Error(), tc.contains)
-			if tc.refuse != 0 {
+			if tc.refuse != 0 || tc.step.Action == trajectory.KindEditFile && *tc.step.Old != "a" {
 				assert.Equal(t, "a\n", sb.files["f"], "nothing written")
 			}
 		})

@@ -143,10 +143,11 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 		return res, &StepError{Index: i, Action: s.Action, Summary: res.Summary, Reason: why,
 			Expected: expected, Got: got, Output: res.Output, Err: err}
 	}
-	if re, ok := errors.AsType[refusedError](err); ok && expectsFailure(s) {
-		// Refused as recorded: the same failure, of the same kind when
-		// the recording names one.
-		if want := recordedErrno(s); want != 0 && want != re.errno() {
+	if errno, ok := failedAsRecorded(err); ok && expectsFailure(s) {
+		// Failed as recorded: the same failure, of the same kind when
+		// the recording names one (an edit the file did not allow names
+		// none).
+		if want := recordedErrno(s); want != 0 && want != errno {
 			return fail(reason.Output, "the action refused: "+sandbox.Strerror(want), quoteExcerpt(out.output), nil)
 		}
 		code := *s.Observation.ExitCode
