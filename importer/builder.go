@@ -59,6 +59,9 @@ func (b *builder) finish(id string) (*trajectory.Trajectory, error) {
 		b.pending = nil
 	}
 	b.traj.ID = id
+	if err := resolveUndos(b.traj.Steps); err != nil {
+		return nil, fmt.Errorf("%w: imported %w", ErrUnfaithful, err)
+	}
 	t := b.traj
 	return &t, validate(&t)
 }

@@ -150,6 +150,10 @@ func complete(s *trajectory.Step) error {
 		if (s.Old == nil || *s.Old == "") && s.InsertLine == nil && s.Range == nil {
 			return fmt.Errorf("missing the text to replace")
 		}
+	case kindUndo:
+		if s.Path == "" {
+			return fmt.Errorf("missing path")
+		}
 	case trajectory.KindHTTP:
 		if s.Method == "" || s.URL == "" {
 			return fmt.Errorf("missing method or url")

@@ -22,7 +22,8 @@ const OpenFile = "$open_file"
 
 // Rule maps the calls of one tool to a native action.
 type Rule struct {
-	// Action is the native action kind the call becomes.
+	// Action is the native action kind the call becomes, or undo_edit:
+	// the editor's undo of its last edit of the path (see kindUndo).
 	Action trajectory.Kind `yaml:"action" json:"action,omitempty"`
 	// Native means the arguments are native step fields as they are.
 	Native bool `yaml:"native" json:"native,omitempty"`
@@ -117,8 +118,8 @@ func (r Rule) check() error {
 		}
 		return nil
 	}
-	if !r.Action.Valid() {
-		return fmt.Errorf("action %q: expected one of shell, write_file, read_file, edit_file, http, noop", r.Action)
+	if !r.Action.Valid() && r.Action != kindUndo {
+		return fmt.Errorf("action %q: expected one of shell, write_file, read_file, edit_file, http, noop, undo_edit", r.Action)
 	}
 	for _, f := range slices.Sorted(maps.Keys(r.Args)) {
 		if _, ok := mappable()[f]; !ok {
