@@ -3,6 +3,7 @@ package importer
 import (
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -61,7 +62,9 @@ func atifFailed(s *trajectory.Step, out string) {
 	case s.Action == trajectory.KindShell && s.Observation != nil:
 		if m := exitCodeLine.FindStringSubmatch(out); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil && n != 0 {
+				// The line is the tool's, not the command's output.
 				s.Observation.ExitCode = &n
+				s.Observation.Output = strings.TrimPrefix(strings.TrimPrefix(out, m[0]), "\n")
 			}
 		}
 	}

@@ -62,6 +62,9 @@ func (b *builder) finish(id string) (*trajectory.Trajectory, error) {
 	if err := resolveUndos(b.traj.Steps); err != nil {
 		return nil, fmt.Errorf("%w: imported %w", ErrUnfaithful, err)
 	}
+	if err := resolveBackground(b.traj.Steps); err != nil {
+		return nil, fmt.Errorf("%w: imported %w", ErrUnfaithful, err)
+	}
 	t := b.traj
 	return &t, validate(&t)
 }

@@ -69,7 +69,11 @@ func TestImportCorpus(t *testing.T) {
 			assert.Equal(t, "mkdir -p /workspace/todo-app", s[0].Command)
 			assert.Equal(t, 0, *s[0].Observation.ExitCode)
 			assert.Contains(t, *s[2].Content, "createApp")
-			assert.Nil(t, s[3].Observation.ExitCode, "exit code -1 means still running")
+			// Exit code -1: the server was left running; it is started in the
+			// background, from the directory the agent's shell moved to.
+			assert.Contains(t, s[3].Command, "cd /workspace/todo-app && mkdir -p /tmp/.rbx-bg")
+			assert.Contains(t, s[3].Command, "'python3 -m http.server 8000'")
+			assert.Equal(t, "ignore", s[3].Compare)
 		}},
 		{"openhands/basic_interactions.json", FormatOpenHands, map[trajectory.Kind]int{"noop": 3}, nil, func(t *testing.T, s []trajectory.Step) {
 			assert.Equal(t, "1 + 1 equals 2.", s[0].Note)

@@ -48,6 +48,9 @@ func (m *mapper) step(c call) trajectory.Step {
 		m.rep.warn(fmt.Sprintf("tool %q: %v; kept as a noop", c.Name, err))
 		return noop(fmt.Sprintf("tool %q not mapped: %v%s", c.Name, err, argsSuffix(c.Args)))
 	}
+	if s.Action == trajectory.KindShell && truthy(c.Args["run_in_background"]) {
+		s.Action = kindBgStart // Claude Code's Bash: resolved by resolveBackground
+	}
 	if (s.Action == trajectory.KindReadFile || s.Action == trajectory.KindWriteFile) && s.Path != "" {
 		m.openFile = s.Path
 	}
@@ -153,6 +156,10 @@ func complete(s *trajectory.Step) error {
 	case kindUndo:
 		if s.Path == "" {
 			return fmt.Errorf("missing path")
+		}
+	case kindBgOutput, kindBgKill:
+		if s.Note == "" {
+			return fmt.Errorf("missing the shell's id")
 		}
 	case trajectory.KindHTTP:
 		if s.Method == "" || s.URL == "" {
@@ -271,6 +278,12 @@ func toRange(v any) (*trajectory.Range, error) {
 		start = 1
 	}
 	return &trajectory.Range{Start: start, End: end}, nil
+}
+
+// truthy reports whether an argument is true (a boolean, or its string).
+func truthy(v any) bool {
+	b, err := toBool(v)
+	return v != nil && err == nil && b
 }
 
 func noop(note string) trajectory.Step {

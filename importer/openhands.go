@@ -55,6 +55,7 @@ func importOpenHands(data []byte, id string, c config, rep *Report) (*trajectory
 	}
 	b := newBuilder(c, rep)
 	seen := map[string]bool{} // model responses already attached (one per LLM turn)
+	running := ""             // the background key of the command the agent left running
 	for _, e := range evs {
 		if e.Action == "" || e.Source == "environment" {
 			continue
@@ -66,15 +67,24 @@ func importOpenHands(data []byte, id string, c config, rep *Report) (*trajectory
 			}
 			continue
 		}
-		s := b.ohStep(e)
+		o, observed := obs[e.ID]
+		s, handled, err := b.ohRunning(e, o, &running)
+		if err != nil {
+			return nil, err
+		}
+		if !handled {
+			s = b.ohStep(e)
+		}
 		var own []json.RawMessage
 		if m, tokens, ok := e.modelMessage(seen); ok {
 			own, s.Tokens = append(own, m), tokens
 		} else if text := e.assistantText(); text != "" {
 			own = append(own, mustJSON(map[string]any{"role": "assistant", "content": text}))
 		}
-		if o, ok := obs[e.ID]; ok {
-			ohObserve(&s, o)
+		if observed {
+			if !handled {
+				ohObserve(&s, o)
+			}
 			if e.TCM != nil {
 				own = append(own, mustJSON(map[string]any{"role": "tool", "tool_call_id": e.TCM.ToolCallID,
 					"name": e.TCM.FunctionName, "content": o.Content}))
@@ -208,6 +218,13 @@ func ohObserve(s *trajectory.Step, o ohEvent) {
 		}
 	}
 	s.Observation = obs
+}
+
+// ohExitCode is a run observation's exit code; -1 while still running.
+func ohExitCode(o ohEvent) (int, bool) {
+	md, _ := o.Extras["metadata"].(map[string]any)
+	code, ok := md["exit_code"].(float64)
+	return int(code), ok
 }
 
 // shellQuote quotes s for a POSIX shell.

@@ -21,7 +21,7 @@ import (
 // banners) in ways a replay never reproduces.
 func recordResult(s *trajectory.Step, result string) {
 	switch {
-	case s.Action == trajectory.KindShell, s.Action == kindUndo: // an undo's result is read by resolveUndos
+	case s.Action == trajectory.KindShell, internalKinds[s.Action]: // resolveUndos, resolveBackground read theirs
 		s.Observation = &trajectory.Observation{Output: result}
 	case !s.Action.File():
 	case fileRefusal(s, result), editMismatch(s, result), declined(result):

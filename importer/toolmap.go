@@ -22,8 +22,8 @@ const OpenFile = "$open_file"
 
 // Rule maps the calls of one tool to a native action.
 type Rule struct {
-	// Action is the native action kind the call becomes, or undo_edit:
-	// the editor's undo of its last edit of the path (see kindUndo).
+	// Action is the native action kind the call becomes, or one the
+	// importer resolves once the results are known (internalKinds).
 	Action trajectory.Kind `yaml:"action" json:"action,omitempty"`
 	// Native means the arguments are native step fields as they are.
 	Native bool `yaml:"native" json:"native,omitempty"`
@@ -106,6 +106,11 @@ func mappable() map[string]trajectory.Arg {
 	return out
 }
 
+// internalKinds are the actions a rule may name that are no native
+// action: the importer turns them into native steps once the results are
+// attached (undo.go, background.go).
+var internalKinds = map[trajectory.Kind]bool{kindUndo: true, kindBgStart: true, kindBgOutput: true, kindBgKill: true}
+
 func (r Rule) check() error {
 	if r.By != "" {
 		if len(r.Cases) == 0 {
@@ -118,8 +123,8 @@ func (r Rule) check() error {
 		}
 		return nil
 	}
-	if !r.Action.Valid() && r.Action != kindUndo {
-		return fmt.Errorf("action %q: expected one of shell, write_file, read_file, edit_file, http, noop, undo_edit", r.Action)
+	if !r.Action.Valid() && !internalKinds[r.Action] {
+		return fmt.Errorf("action %q: expected one of shell, write_file, read_file, edit_file, http, noop, undo_edit, bash_output, kill_shell", r.Action)
 	}
 	for _, f := range slices.Sorted(maps.Keys(r.Args)) {
 		if _, ok := mappable()[f]; !ok {

@@ -1,0 +1,59 @@
+package importer
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+func ohEvents(t *testing.T, runs ...[]any) []byte {
+	t.Helper()
+	var evs []map[string]any
+	for i, r := range runs {
+		id := 2*i + 1
+		evs = append(evs,
+			map[string]any{"id": id, "source": "agent", "action": "run", "args": map[string]any{"command": r[0], "is_input": r[1]}},
+			map[string]any{"id": id + 1, "source": "agent", "observation": "run", "cause": id, "content": r[3],
+				"extras": map[string]any{"metadata": map[string]any{"exit_code": r[2]}}})
+	}
+	data, err := json.Marshal(evs)
+	require.NoError(t, err)
+	return data
+}
+
+// TestOpenHandsLeftRunning: what OpenHands' bash session did with a
+// command the agent left running, mapped step by step; keystrokes typed
+// into it are refused at import, naming the event.
+func TestOpenHandsLeftRunning(t *testing.T) {
+	data := ohEvents(t,
+		[]any{"C-c", true, 0, "ERROR: No previous running command to interact with."},
+		[]any{"npm run dev", false, -1, "ready on :3000\n[The command has no new output after 5 seconds.]"},
+		[]any{"", true, -1, "[The command has no new output after 30 seconds.]"},
+		[]any{"C-c", true, 130, "^C"},
+		[]any{"make", false, -1, "[The command timed out after 120 seconds.]"},
+		[]any{"", false, 2, "make: *** [all] Error 2"},
+	)
+	res, err := Import(FormatOpenHands, "oh.json", data)
+	require.NoError(t, err)
+	s := res.Trajectories[0].Steps
+	require.Len(t, s, 6)
+	assert.Equal(t, trajectory.KindNoop, s[0].Action, "C-c with nothing running")
+	assert.Contains(t, s[1].Command, "'npm run dev'")
+	assert.Contains(t, s[1].Command, "grep -qF -- 'ready on :3000'")
+	assert.Contains(t, s[1].Command, "-lt 50 ]", "waits at most the 5 s OpenHands waited")
+	assert.Equal(t, trajectory.KindNoop, s[2].Action, "a poll that saw it running")
+	assert.Contains(t, s[3].Command, "kill -INT -- -$p")
+	assert.NotContains(t, s[4].Command, "grep", "nothing printed: nothing to wait for")
+	require.NotNil(t, s[5].Observation)
+	assert.Equal(t, 2, *s[5].Observation.ExitCode, "the poll that saw make end waits for its status")
+
+	_, err = Import(FormatOpenHands, "oh.json", ohEvents(t,
+		[]any{"python3", false, -1, ">>> "},
+		[]any{"print(1)\n", true, -1, "1\n>>> "}))
+	require.ErrorIs(t, err, ErrUnfaithful)
+	assert.Contains(t, err.Error(), `event 3: keystrokes "print(1)" typed into a running command`)
+}

@@ -1,0 +1,105 @@
+package replayer_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/importer"
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/task"
+)
+
+// fetch prints a page of the server on port, retrying while it starts.
+func fetch(port int) string {
+	return fmt.Sprintf(`python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:%d/index.html').read().decode().strip())"`, port)
+}
+
+// ohRun is an OpenHands run action and its observation (exit code -1:
+// still running when the agent moved on).
+func ohRun(id int, cmd string, input bool, code int, out string) []map[string]any {
+	return []map[string]any{
+		{"id": id, "source": "agent", "action": "run", "args": map[string]any{"command": cmd, "is_input": input, "blocking": false}},
+		{"id": id + 1, "source": "agent", "observation": "run", "cause": id, "content": out,
+			"extras": map[string]any{"command": cmd, "metadata": map[string]any{"exit_code": code}}},
+	}
+}
+
+const ohNoNewOutput = "\n[The command has no new output after 10 seconds. You may wait longer to see additional output by sending empty command '', send other commands to interact with the current process, send keys to interrupt/kill the command, or use the timeout parameter in execute_bash for future commands.]"
+
+// TestIntegrationAgentsBackground: commands agents left running replay as
+// the agent's tools ran them, on Docker. OpenHands: a foreground server
+// the agent moved on from (exit -1) keeps serving, the directory its cd
+// moved to stays the shell's, the agent's C-c stops it; a command that
+// ended while the agent polled is waited for and its exit code checked.
+// Claude Code: a Bash run in the background serves the next commands,
+// BashOutput that saw it running changes nothing, KillShell stops it (the
+// recorded failure of the fetch after is met again).
+func TestIntegrationAgentsBackground(t *testing.T) {
+	rt := dockerRuntime(t, "rbx/debian:bookworm")
+	var events []map[string]any
+	for _, e := range [][]map[string]any{
+		ohRun(1, "mkdir -p /srv/site && echo hello > /srv/site/index.html", false, 0, ""),
+		ohRun(3, "cd /srv/site && python3 -m http.server 8000", false, -1, "Serving HTTP on 0.0.0.0 port 8000 (http://0.0.0.0:8000/) ..."+ohNoNewOutput),
+		ohRun(5, "", true, -1, ohNoNewOutput),
+		ohRun(7, "ls", false, -1, `[Your command "ls" is NOT executed. The previous command is still running]`),
+		ohRun(9, "C-c", true, 130, "^C\nKeyboard interrupt received, exiting."),
+		ohRun(11, "pwd", false, 0, "/srv/site"),
+		ohRun(13, "sleep 2; echo done; exit 3", false, -1, "[The command has no new output after 1 seconds.]"),
+		ohRun(15, "", false, 3, "done"),
+		ohRun(17, fetch(8000)+" 2>/dev/null || echo down", false, 0, "down"),
+	} {
+		events = append(events, e...)
+	}
+	ohDoc, err := json.Marshal(events)
+	require.NoError(t, err)
+
+	call := func(id, name string, input map[string]any) map[string]any {
+		return map[string]any{"tool_call_id": id, "function_name": name, "arguments": input}
+	}
+	result := func(id, content string, isErr bool) map[string]any {
+		return map[string]any{"source_call_id": id, "content": content, "is_error": isErr}
+	}
+	ccDoc, err := json.Marshal(map[string]any{"schema_version": "ATIF-v1.4", "session_id": "s", "agent": map[string]any{"name": "claude-code", "version": "2"},
+		"steps": []any{
+			map[string]any{"step_id": 1, "source": "agent", "message": "", "tool_calls": []any{
+				call("a", "Bash", map[string]any{"command": "mkdir -p /srv/cc && echo hi > /srv/cc/index.html"}),
+				call("b", "Bash", map[string]any{"command": "cd /srv/cc && python3 -m http.server 8001", "run_in_background": true}),
+				call("c", "Bash", map[string]any{"command": "for i in $(seq 100); do " + fetch(8001) + " 2>/dev/null && break; sleep 0.1; done"}),
+				call("d", "BashOutput", map[string]any{"bash_id": "bash_7"}),
+				call("e", "KillShell", map[string]any{"shell_id": "bash_7"}),
+				call("f", "Bash", map[string]any{"command": fetch(8001) + " 2>/dev/null"}),
+			}, "observation": map[string]any{"results": []any{
+				result("a", "", false),
+				result("b", "Command running in background with ID: bash_7", false),
+				result("c", "hi", false),
+				result("d", "<status>running</status>\n<stdout>Serving HTTP</stdout>", false),
+				result("e", "Successfully killed shell: bash_7", false),
+				result("f", "Exit code 1", true),
+			}}},
+		}})
+	require.NoError(t, err)
+
+	r, err := replayer.New()
+	require.NoError(t, err)
+	for _, doc := range []struct {
+		name string
+		data []byte
+	}{{"openhands", ohDoc}, {"claude-code", ccDoc}} {
+		res, err := importer.Import(importer.FormatAuto, doc.name+".json", doc.data)
+		require.NoError(t, err, doc.name)
+		tr := res.Trajectories[0]
+		// The agents' shells are sessions (a cd stays): session mode.
+		t.Run(doc.name, func(t *testing.T) {
+			sb := create(t, rt, sandbox.Spec{Image: "rbx/debian:bookworm", Mode: sandbox.ModeSession})
+			rep, err := r.Replay(context.Background(), sb, &task.Task{ID: "t"}, tr, tr.Len())
+			require.NoError(t, err, "%+v", rep)
+			assert.Len(t, rep.Steps, tr.Len())
+		})
+	}
+}
