@@ -23,8 +23,10 @@ var Flags = struct{ Cap, Network, Root, WritableRoot, Registry string }{
 // Admit returns nil when p allows everything t asks for, else every
 // refusal, each a *task.ParseError naming the file, line, field, what was
 // asked and the flag that would allow it. pull is the command's pull
-// policy: an image that would not be pulled needs no registry.
-func (p Policy) Admit(t *task.Task, pull sandbox.PullPolicy) error {
+// policy: an image that would not be pulled needs no registry (one that
+// is local, one built from the task's Dockerfile, and under --pull
+// missing one that local reports present: built or loaded on this host).
+func (p Policy) Admit(t *task.Task, pull sandbox.PullPolicy, local ...LocalImages) error {
 	var r *source.Reporter
 	refuse := func(field, format string, args ...any) {
 		if r == nil {
@@ -46,13 +48,30 @@ func (p Policy) Admit(t *task.Task, pull sandbox.PullPolicy) error {
 	if p.DenyWritableRoot && !t.ReadOnlyRoot {
 		refuse("read_only_root", "the operator requires a read-only root (%s): expected read_only_root: true", Flags.WritableRoot)
 	}
-	if host, pulled := registryOf(t, pull); pulled && !slices.Contains(p.Registries, host) {
+	if host, pulled := registryOf(t, pull); pulled && !slices.Contains(p.Registries, host) && !present(local, t.Image, pull) {
 		refuse("image", "%q: pulled from %s, which the operator does not allow (%s %s allows it; or --pull never with the image present)", t.Image, host, Flags.Registry, host)
 	}
 	if r == nil {
 		return nil
 	}
 	return r.Err()
+}
+
+// LocalImages reports whether the engine has image ref already.
+type LocalImages func(ref string) (bool, error)
+
+// present reports whether an image --pull missing would not pull is
+// there: a failed look counts as absent.
+func present(local []LocalImages, ref string, pull sandbox.PullPolicy) bool {
+	if pull.Effective(ref) != sandbox.PullMissing {
+		return false
+	}
+	for _, l := range local {
+		if ok, err := l(ref); err == nil && ok {
+			return true
+		}
+	}
+	return false
 }
 
 // nonRoot reports whether user names a uid other than 0 (a name is

@@ -45,13 +45,17 @@ func TestAdmit(t *testing.T) {
 		{"a pulled image, docker.io implied", "image: python:3.11\n", admission.Default(), sandbox.PullAlways, []string{`pulled from docker.io`}},
 		{"a pulled image, allowed", "image: ghcr.io/acme/env:1\n", admission.Policy{Registries: []string{"ghcr.io"}}, sandbox.PullMissing, nil},
 		{"no pull, no registry needed", "image: python:3.11\n", admission.Default(), sandbox.PullNever, nil},
+		{"present here, not pulled", "image: myenv:1\n", admission.Default(), sandbox.PullMissing, nil},
+		{"present here, pulled anyway under always", "image: myenv:1\n", admission.Default(), sandbox.PullAlways, []string{`pulled from docker.io`}},
+		{"absent here", "image: python:3.11\n", admission.Default(), sandbox.PullMissing, []string{`pulled from docker.io`}},
 		{"root denied", "image: rbx/busybox:latest\n", admission.Policy{DenyRoot: true}, sandbox.PullNever, []string{`user: "": the operator denies root`}},
 		{"root denied, uid 0", "image: rbx/busybox:latest\nuser: \"0:0\"\n", admission.Policy{DenyRoot: true}, sandbox.PullNever, []string{`user: "0:0"`}},
 		{"root denied, a user", "image: rbx/busybox:latest\nuser: \"1000\"\n", admission.Policy{DenyRoot: true}, sandbox.PullNever, nil},
 		{"writable root denied", "image: rbx/busybox:latest\n", admission.Policy{DenyWritableRoot: true}, sandbox.PullNever, []string{`read_only_root: the operator requires a read-only root`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.policy.Admit(loadTask(t, tc.body), tc.pull)
+			local := func(ref string) (bool, error) { return ref == "myenv:1", nil }
+			err := tc.policy.Admit(loadTask(t, tc.body), tc.pull, local)
 			if tc.want == nil {
 				require.NoError(t, err)
 				return

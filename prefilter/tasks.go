@@ -162,8 +162,9 @@ func (r *runner) checkImages(ctx context.Context, pending []int) error {
 	for j, k := range keys {
 		tk := r.items[groups[k][0]].Task
 		g.Go(func() error {
-			if tk.Image == "" && tk.Build != nil {
-				errs[j] = fmt.Errorf("%w: task %s builds its image from a Dockerfile, which is not supported yet", sandbox.ErrImageMissing, tk.ID)
+			if tk.Image == "" && tk.Build != nil && r.cfg.imageCheck == nil {
+				// The default check only looks; rbx prefilter's builds it.
+				errs[j] = fmt.Errorf("%w: task %s builds its image from a Dockerfile: give WithImageCheck a check that builds it", sandbox.ErrImageMissing, tk.ID)
 				return nil
 			}
 			errs[j] = check(gctx, tk)

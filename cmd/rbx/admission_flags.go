@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rbx-sandbox/rbx/admission"
+	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
 )
 
@@ -69,9 +73,11 @@ func (f *runtimeFlags) admit(tasks ...*task.Task) error {
 	if err != nil {
 		return err
 	}
+	local, done := f.localImages()
+	defer done()
 	var errs []error
 	for _, tk := range tasks {
-		if err := p.Admit(tk, pull); err != nil {
+		if err := p.Admit(tk, pull, local); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -79,4 +85,35 @@ func (f *runtimeFlags) admit(tasks ...*task.Task) error {
 		return fmt.Errorf("%w: task refused by the operator's policy: %w", errUsage, errors.Join(errs...))
 	}
 	return nil
+}
+
+// localImages asks the runtime, opened on first use, whether an image is
+// on this host: an image built or loaded locally under a plain name is
+// not pulled under --pull missing, so it needs no registry. done closes
+// what it opened.
+func (f *runtimeFlags) localImages() (admission.LocalImages, func()) {
+	var rt sandbox.Runtime
+	var store sandbox.ImageStore
+	var opened bool
+	ctx := context.Background()
+	look := func(ref string) (bool, error) {
+		if !opened {
+			opened = true
+			r, err := openRuntime(ctx, *f, io.Discard, slog.New(slog.DiscardHandler))
+			if err != nil {
+				return false, err
+			}
+			rt = r
+			store, _ = r.(sandbox.ImageStore)
+		}
+		if store == nil {
+			return false, nil
+		}
+		return store.ImagePresent(ctx, ref)
+	}
+	return look, func() {
+		if rt != nil {
+			_ = rt.Close()
+		}
+	}
 }

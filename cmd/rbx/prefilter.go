@@ -209,7 +209,8 @@ func writePrefilterOutputs(s Streams, o *prefilterOptions, items []*prefilter.It
 	return errors.Join(errs...)
 }
 
-// imageCheck builds a missing rbx/* base image (as replay does), then asks
+// imageCheck builds a task's image from its Dockerfile (build:) and a
+// missing rbx/* base image (as replay does), then asks
 // the runtime whether the task's image exists, without creating anything.
 // A runtime without images (local) has nothing to check.
 func imageCheck(rt sandbox.Runtime, f runtimeFlags) func(context.Context, *task.Task) error {
@@ -217,6 +218,14 @@ func imageCheck(rt sandbox.Runtime, f runtimeFlags) func(context.Context, *task.
 		store, ok := rt.(sandbox.ImageStore)
 		if !ok {
 			return nil
+		}
+		// A task with build: gets its image built here, before its item is
+		// judged; a failed build rejects the item (image_missing).
+		if err := buildTaskImages(ctx, rt, io.Discard, tk); err != nil {
+			if errors.Is(err, sandbox.ErrUnavailable) {
+				return err
+			}
+			return fmt.Errorf("task %s: %w: %w", tk.ID, sandbox.ErrImageMissing, err)
 		}
 		if err := ensureImage(ctx, rt, f, tk.Image); err != nil {
 			return err

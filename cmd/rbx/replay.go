@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path"
 	"strings"
@@ -145,8 +146,9 @@ func runReplay(ctx context.Context, s Streams, log *slog.Logger, o *replayOption
 // the same create-and-prepare path as the pools of serve and probe; on any
 // failure it removes what it created.
 func startSandbox(ctx context.Context, rt sandbox.Runtime, f runtimeFlags, in *loaded) (sandbox.Sandbox, error) {
-	if in.task.Build != nil && in.task.Image == "" && rt.Name() != "local" {
-		return nil, usageError("%s: build: building task images from a Dockerfile is not supported yet; set image to a local image", in.task.Path)
+	// The runtime streams the build's own output (its progress writer).
+	if err := buildTaskImages(ctx, rt, io.Discard, in.task); err != nil {
+		return nil, err
 	}
 	if err := ensureImage(ctx, rt, f, in.task.Image); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -82,6 +83,10 @@ func (r *reloader) reload(ctx context.Context, why string) {
 	var refused []error
 	for _, e := range entries {
 		if err := r.o.rt.admit(e.Task); err != nil {
+			refused = append(refused, fmt.Errorf("task %q: %w", e.Task.ID, err))
+			continue
+		}
+		if err := buildTaskImages(ctx, r.rt, io.Discard, e.Task); err != nil {
 			refused = append(refused, fmt.Errorf("task %q: %w", e.Task.ID, err))
 			continue
 		}

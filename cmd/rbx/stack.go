@@ -88,6 +88,9 @@ func (b *stackBuilder) open(ctx context.Context, tasks ...*task.Task) (_ *stack,
 		go server.ReapLoop(rctx, rt, server.FirstReap, server.ReapEvery, reapReport(rt.Name(), c.errOut))
 	}
 	if c.images {
+		if err := buildTaskImages(ctx, rt, c.errOut, tasks...); err != nil {
+			return nil, err
+		}
 		for _, img := range imagesOf(tasks) {
 			if err := ensureImage(ctx, rt, c.rt, img); err != nil {
 				return nil, err
