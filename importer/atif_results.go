@@ -59,6 +59,9 @@ func atifFailed(s *trajectory.Step, out string) {
 	switch {
 	case s.Action.File():
 		recordFailure(s, out)
+	case s.Action == kindNotebook:
+		one := 1
+		s.Observation = &trajectory.Observation{Output: out, ExitCode: &one}
 	case s.Action == trajectory.KindShell && s.Observation != nil:
 		if m := exitCodeLine.FindStringSubmatch(out); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil && n != 0 {

@@ -65,6 +65,7 @@ func (b *builder) finish(id string) (*trajectory.Trajectory, error) {
 	if err := resolveBackground(b.traj.Steps); err != nil {
 		return nil, fmt.Errorf("%w: imported %w", ErrUnfaithful, err)
 	}
+	resolveNotebooks(b.traj.Steps)
 	t := b.traj
 	return &t, validate(&t)
 }

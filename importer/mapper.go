@@ -43,7 +43,13 @@ func (m *mapper) step(c call) trajectory.Step {
 		m.rep.unknown(c.Name)
 		return noop(fmt.Sprintf("unknown tool %q%s", c.Name, argsSuffix(c.Args)))
 	}
-	s, err := m.apply(rule, c)
+	var s trajectory.Step
+	var err error
+	if rule.Action == kindNotebook {
+		s, err = notebookStep(c.Args)
+	} else {
+		s, err = m.apply(rule, c)
+	}
 	if err != nil {
 		m.rep.warn(fmt.Sprintf("tool %q: %v; kept as a noop", c.Name, err))
 		return noop(fmt.Sprintf("tool %q not mapped: %v%s", c.Name, err, argsSuffix(c.Args)))

@@ -32,6 +32,12 @@ func ohRun(id int, cmd string, input bool, code int, out string) []map[string]an
 
 const ohNoNewOutput = "\n[The command has no new output after 10 seconds. You may wait longer to see additional output by sending empty command '', send other commands to interact with the current process, send keys to interrupt/kill the command, or use the timeout parameter in execute_bash for future commands.]"
 
+// notebook is a Jupyter notebook of two code cells with ids.
+const notebook = `{"cells": [{"cell_type": "code", "id": "a1", "metadata": {}, "source": "x = 1", "execution_count": 3, "outputs": [{"output_type": "stream", "name": "stdout", "text": "1"}]},
+ {"cell_type": "code", "id": "b2", "metadata": {}, "source": "print(x)", "execution_count": null, "outputs": []}],
+ "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+`
+
 // TestIntegrationAgentsBackground: commands agents left running replay as
 // the agent's tools ran them, on Docker. OpenHands: a foreground server
 // the agent moved on from (exit -1) keeps serving, the directory its cd
@@ -39,7 +45,9 @@ const ohNoNewOutput = "\n[The command has no new output after 10 seconds. You ma
 // ended while the agent polled is waited for and its exit code checked.
 // Claude Code: a Bash run in the background serves the next commands,
 // BashOutput that saw it running changes nothing, KillShell stops it (the
-// recorded failure of the fetch after is met again).
+// recorded failure of the fetch after is met again); NotebookEdit
+// replaces, inserts and deletes cells, and one the tool refused changes
+// nothing.
 func TestIntegrationAgentsBackground(t *testing.T) {
 	rt := dockerRuntime(t, "rbx/debian:bookworm")
 	var events []map[string]any
@@ -74,6 +82,12 @@ func TestIntegrationAgentsBackground(t *testing.T) {
 				call("d", "BashOutput", map[string]any{"bash_id": "bash_7"}),
 				call("e", "KillShell", map[string]any{"shell_id": "bash_7"}),
 				call("f", "Bash", map[string]any{"command": fetch(8001) + " 2>/dev/null"}),
+				call("g", "Write", map[string]any{"file_path": "/srv/n.ipynb", "content": notebook}),
+				call("h", "NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "a1", "new_source": "x = 2"}),
+				call("i", "NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "a1", "new_source": "# Title", "cell_type": "markdown", "edit_mode": "insert"}),
+				call("j", "NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "b2", "edit_mode": "delete"}),
+				call("k", "NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "zz", "new_source": "y"}),
+				call("l", "Bash", map[string]any{"command": `python3 -c "import json; print([(c['cell_type'], c['source']) for c in json.load(open('/srv/n.ipynb'))['cells']])"`}),
 			}, "observation": map[string]any{"results": []any{
 				result("a", "", false),
 				result("b", "Command running in background with ID: bash_7", false),
@@ -81,6 +95,12 @@ func TestIntegrationAgentsBackground(t *testing.T) {
 				result("d", "<status>running</status>\n<stdout>Serving HTTP</stdout>", false),
 				result("e", "Successfully killed shell: bash_7", false),
 				result("f", "Exit code 1", true),
+				result("g", "File created successfully at: /srv/n.ipynb", false),
+				result("h", "Updated cell a1 with x = 2", false),
+				result("i", "Inserted cell after a1", false),
+				result("j", "Deleted cell b2", false),
+				result("k", "Cell with ID \"zz\" not found in notebook.", true),
+				result("l", "[('code', 'x = 2'), ('markdown', '# Title')]", false),
 			}}},
 		}})
 	require.NoError(t, err)
