@@ -25,6 +25,14 @@ type stepValidator struct {
 	present map[string]bool
 }
 
+// output is the step's observation output, and whether it has one.
+func (v *stepValidator) output() (string, bool) {
+	if o := v.s.Observation; o != nil && o.Output != "" {
+		return o.Output, true
+	}
+	return "", false
+}
+
 func (v *stepValidator) errorf(field, format string, args ...any) {
 	v.r.Errorf(v.field(field), format, args...)
 }
@@ -77,7 +85,18 @@ func (v *stepValidator) validate(defined map[string]bool) {
 		v.errorf("observation.output_sha256", "%q: expected 64 lowercase hex digits (a SHA-256)", o.OutputSHA256)
 	}
 	for i, m := range s.Messages {
-		checkMessage(v.r, source.Index(v.field("messages"), i), m)
+		field := source.Index(v.field("messages"), i)
+		output, has := v.output()
+		out, ok, err := expandMessage(m, output, has)
+		switch {
+		case err != nil:
+			v.r.Errorf(field, "%v", err)
+		case !ok:
+			v.r.Errorf(field+"."+ContentFrom, "expected %q, with the step's observation.output present", FromObservation)
+		default:
+			s.Messages[i] = out // a shared output put back (see ContentFrom)
+		}
+		checkMessage(v.r, field, out)
 	}
 	v.checkRefs(defined)
 }
