@@ -84,7 +84,7 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 			b.m.rep.warn(fmt.Sprintf("steps[%d].tool_calls[%d]: %s", i, j, s.Note))
 		}
 		r, has := b.results.take(tc.ToolCallID)
-		out := r.Content
+		out, failed := r.output()
 		var own json.RawMessage
 		if j == 0 {
 			own = assistant
@@ -92,7 +92,7 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 			st.Metrics, x = nil, nil
 		}
 		b.finishATIFStep(&s, st, x, out, has, own)
-		if has && r.IsError && x == nil {
+		if has && failed && x == nil {
 			atifFailed(&b.traj.Steps[len(b.traj.Steps)-1], out)
 		}
 	}
@@ -103,7 +103,8 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 // (kept in the messages only, as a file action's) with the last.
 func (b *builder) atifMultiEdit(i, j int, st ATIFStep, tc ATIFToolCall, args map[string]any, assistant json.RawMessage) {
 	r, has := b.results.take(tc.ToolCallID)
-	steps, err := b.m.multiEditSteps(args, has && r.IsError)
+	_, failed := r.output()
+	steps, err := b.m.multiEditSteps(args, has && failed)
 	if err != nil {
 		b.m.rep.warn(fmt.Sprintf("steps[%d].tool_calls[%d]: tool %q: %v; kept as a noop", i, j, tc.FunctionName, err))
 		steps = []trajectory.Step{noop(fmt.Sprintf("tool %q not mapped: %v%s", tc.FunctionName, err, argsSuffix(args)))}

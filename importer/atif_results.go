@@ -4,7 +4,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
@@ -31,6 +33,9 @@ func atifResults(steps []ATIFStep) atifResultIndex {
 			continue
 		}
 		for _, r := range st.Observation.Results {
+			if r.Extra == nil && st.Extra != nil && len(st.Observation.Results) == 1 {
+				r.Extra = st.Extra.Metadata
+			}
 			idx[r.SourceCallID] = append(idx[r.SourceCallID], r)
 		}
 	}
@@ -70,5 +75,28 @@ func atifFailed(s *trajectory.Step, out string) {
 				s.Observation.Output = strings.TrimPrefix(strings.TrimPrefix(out, m[0]), "\n")
 			}
 		}
+		recordTimeout(s)
 	}
+}
+
+// timedOutLine is how Claude Code's Bash says it killed a command at its
+// timeout: "Command timed out after 2m 0s".
+var timedOutLine = regexp.MustCompile(`^Command timed out after ((?:\d+h)? ?(?:\d+m)? ?(?:\d+(?:\.\d+)?s)?)`)
+
+// recordTimeout marks a shell step whose command the agent's tool killed
+// at its timeout: replay runs it with that timeout, expects it to time
+// out (or accepts that it ended sooner), and compares neither its exit
+// code (the kill's) nor its partial output.
+func recordTimeout(s *trajectory.Step) {
+	m := timedOutLine.FindStringSubmatch(s.Observation.Output)
+	if m == nil {
+		return
+	}
+	d, err := time.ParseDuration(strings.ReplaceAll(m[1], " ", ""))
+	if err != nil || d <= 0 {
+		return
+	}
+	s.Timeout = task.Duration(d)
+	s.Observation.TimedOut, s.Observation.ExitCode = true, nil
+	s.Compare = "ignore"
 }

@@ -81,10 +81,30 @@ type ATIFObservation struct {
 // ATIFResult is the result of one call, tied by SourceCallID.
 type ATIFResult struct {
 	SourceCallID string `json:"source_call_id,omitempty"`
-	Content      string `json:"content,omitempty"`
+	// Content is the result's text (content parts read as their texts
+	// joined).
+	Content string `json:"content,omitempty"`
 	// IsError is what producers that keep the tool's error flag write
 	// (Claude Code's tool_result): the call failed.
 	IsError bool `json:"is_error,omitempty"`
+	// Extra is the producer's metadata of the result: Harbor keeps the
+	// tool's own result there (see harborResult).
+	Extra map[string]any `json:"extra,omitempty"`
+}
+
+// UnmarshalJSON reads content as a string or as content parts.
+func (r *ATIFResult) UnmarshalJSON(data []byte) error {
+	type plain ATIFResult
+	var v struct {
+		plain
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*r = ATIFResult(v.plain)
+	r.Content = text(v.Content)
+	return nil
 }
 
 // ATIFMetrics are a turn's LLM metrics; rbx reads CompletionTokens.
@@ -108,6 +128,9 @@ type atifRootExtra struct {
 // atifStepExtra is the per-step "rbx" extra: step metadata with no ATIF field.
 type atifStepExtra struct {
 	RBX *atifRBXStep `json:"rbx,omitempty"`
+	// Metadata is Harbor's metadata of a step's one tool result (its
+	// "tool_call" steps), read as that result's Extra.
+	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
 type atifRBXStep struct {

@@ -43,11 +43,12 @@ const notebook = `{"cells": [{"cell_type": "code", "id": "a1", "metadata": {}, "
 // the agent moved on from (exit -1) keeps serving, the directory its cd
 // moved to stays the shell's, the agent's C-c stops it; a command that
 // ended while the agent polled is waited for and its exit code checked.
-// Claude Code: a Bash run in the background serves the next commands,
+// Claude Code (in Harbor's ATIF): a Bash run in the background serves the next commands,
 // BashOutput that saw it running changes nothing, KillShell stops it (the
 // recorded failure of the fetch after is met again); NotebookEdit
 // replaces, inserts and deletes cells, and one the tool refused changes
-// nothing.
+// nothing; a command its Bash killed at its timeout times out again, the
+// session going on.
 func TestIntegrationAgentsBackground(t *testing.T) {
 	rt := dockerRuntime(t, "rbx/debian:bookworm")
 	var events []map[string]any
@@ -67,42 +68,42 @@ func TestIntegrationAgentsBackground(t *testing.T) {
 	ohDoc, err := json.Marshal(events)
 	require.NoError(t, err)
 
-	call := func(id, name string, input map[string]any) map[string]any {
-		return map[string]any{"tool_call_id": id, "function_name": name, "arguments": input}
+	// Claude Code as Harbor's converter writes it: one step per call, the
+	// tool's own result under extra.metadata.raw_tool_result, the content
+	// that text with Harbor's decorations.
+	var steps []any
+	cc := func(name string, input map[string]any, raw string, isErr bool) {
+		id := fmt.Sprintf("toolu_%02d", len(steps))
+		content := raw
+		if name == "Bash" && raw != "" && !isErr {
+			content += "\n\n[stdout]\n" + raw
+		}
+		if isErr {
+			content += "\n\n[error] tool reported failure"
+		}
+		steps = append(steps, map[string]any{"step_id": len(steps) + 1, "source": "agent", "message": "Executed " + name + " " + id,
+			"tool_calls":  []any{map[string]any{"tool_call_id": id, "function_name": name, "arguments": input}},
+			"observation": map[string]any{"results": []any{map[string]any{"source_call_id": id, "content": content}}},
+			"extra": map[string]any{"metadata": map[string]any{"is_error": isErr,
+				"raw_tool_result": map[string]any{"type": "tool_result", "tool_use_id": id, "content": raw, "is_error": isErr}}}})
 	}
-	result := func(id, content string, isErr bool) map[string]any {
-		return map[string]any{"source_call_id": id, "content": content, "is_error": isErr}
-	}
-	ccDoc, err := json.Marshal(map[string]any{"schema_version": "ATIF-v1.4", "session_id": "s", "agent": map[string]any{"name": "claude-code", "version": "2"},
-		"steps": []any{
-			map[string]any{"step_id": 1, "source": "agent", "message": "", "tool_calls": []any{
-				call("a", "Bash", map[string]any{"command": "mkdir -p /srv/cc && echo hi > /srv/cc/index.html"}),
-				call("b", "Bash", map[string]any{"command": "cd /srv/cc && python3 -m http.server 8001", "run_in_background": true}),
-				call("c", "Bash", map[string]any{"command": "for i in $(seq 100); do " + fetch(8001) + " 2>/dev/null && break; sleep 0.1; done"}),
-				call("d", "BashOutput", map[string]any{"bash_id": "bash_7"}),
-				call("e", "KillShell", map[string]any{"shell_id": "bash_7"}),
-				call("f", "Bash", map[string]any{"command": fetch(8001) + " 2>/dev/null"}),
-				call("g", "Write", map[string]any{"file_path": "/srv/n.ipynb", "content": notebook}),
-				call("h", "NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "a1", "new_source": "x = 2"}),
-				call("i", "NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "a1", "new_source": "# Title", "cell_type": "markdown", "edit_mode": "insert"}),
-				call("j", "NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "b2", "edit_mode": "delete"}),
-				call("k", "NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "zz", "new_source": "y"}),
-				call("l", "Bash", map[string]any{"command": `python3 -c "import json; print([(c['cell_type'], c['source']) for c in json.load(open('/srv/n.ipynb'))['cells']])"`}),
-			}, "observation": map[string]any{"results": []any{
-				result("a", "", false),
-				result("b", "Command running in background with ID: bash_7", false),
-				result("c", "hi", false),
-				result("d", "<status>running</status>\n<stdout>Serving HTTP</stdout>", false),
-				result("e", "Successfully killed shell: bash_7", false),
-				result("f", "Exit code 1", true),
-				result("g", "File created successfully at: /srv/n.ipynb", false),
-				result("h", "Updated cell a1 with x = 2", false),
-				result("i", "Inserted cell after a1", false),
-				result("j", "Deleted cell b2", false),
-				result("k", "Cell with ID \"zz\" not found in notebook.", true),
-				result("l", "[('code', 'x = 2'), ('markdown', '# Title')]", false),
-			}}},
-		}})
+	cc("Bash", map[string]any{"command": "mkdir -p /srv/cc && echo hi > /srv/cc/index.html"}, "", false)
+	cc("Bash", map[string]any{"command": "cd /srv/cc && python3 -m http.server 8001", "run_in_background": true}, "Command running in background with ID: b4f4d5", false)
+	cc("Bash", map[string]any{"command": "for i in $(seq 100); do " + fetch(8001) + " 2>/dev/null && break; sleep 0.1; done"}, "hi", false)
+	cc("BashOutput", map[string]any{"bash_id": "b4f4d5"}, "<status>running</status>\n\n<timestamp>2025-11-04T20:38:10.566Z</timestamp>", false)
+	cc("KillShell", map[string]any{"shell_id": "b4f4d5"}, `{"message":"Successfully killed shell: b4f4d5","shell_id":"b4f4d5"}`, false)
+	cc("Bash", map[string]any{"command": fetch(8001) + " 2>/dev/null"}, "Exit code 1", true)
+	cc("Write", map[string]any{"file_path": "/srv/n.ipynb", "content": notebook}, "File created successfully at: /srv/n.ipynb", false)
+	cc("NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "a1", "new_source": "x = 2"}, "Updated cell a1 with x = 2", false)
+	cc("NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "a1", "new_source": "# Title", "cell_type": "markdown", "edit_mode": "insert"}, "Inserted cell after a1", false)
+	cc("NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "b2", "edit_mode": "delete"}, "Deleted cell b2", false)
+	cc("NotebookEdit", map[string]any{"notebook_path": "/srv/n.ipynb", "cell_id": "zz", "new_source": "y"}, `Cell with ID "zz" not found in notebook.`, true)
+	cc("Bash", map[string]any{"command": `python3 -c "import json; print([(c['cell_type'], c['source']) for c in json.load(open('/srv/n.ipynb'))['cells']])"`},
+		"[('code', 'x = 2'), ('markdown', '# Title')]", false)
+	cc("Bash", map[string]any{"command": "sleep 30; echo late"}, "Exit code 143\nCommand timed out after 2s\nTerminated", true)
+	cc("Bash", map[string]any{"command": "echo after"}, "after", false)
+	ccDoc, err := json.Marshal(map[string]any{"schema_version": "ATIF-v1.4", "session_id": "s", "agent": map[string]any{"name": "claude-code", "version": "2.0.31"},
+		"steps": steps})
 	require.NoError(t, err)
 
 	r, err := replayer.New()

@@ -40,7 +40,9 @@ type mismatchError struct {
 	err  error
 }
 
-func (e mismatchError) Error() string        { return fmt.Sprintf("%v: edit %s: %v", errAction, e.path, e.err) }
+func (e mismatchError) Error() string {
+	return fmt.Sprintf("%v: edit %s: %v", errAction, e.path, e.err)
+}
 func (e mismatchError) Unwrap() error        { return e.err }
 func (e mismatchError) Is(target error) bool { return target == errAction }
 

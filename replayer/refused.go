@@ -96,3 +96,10 @@ func lastLine(s string) string {
 	}
 	return s
 }
+
+// recordedTimeout reports whether s's recording says the agent's tool
+// killed the command at its timeout (Claude Code's "Command timed out
+// after 2m 0s"): a timeout on replay is the same outcome.
+func recordedTimeout(s trajectory.Step) bool {
+	return s.Action == trajectory.KindShell && s.Observation != nil && s.Observation.TimedOut
+}

@@ -164,7 +164,7 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 	if out.lost {
 		return fail(reason.SessionLost, "the session shell kept", fmt.Sprintf("the step ended the shell (exit %d)", out.exitCode), nil)
 	}
-	if out.timedOut {
+	if out.timedOut && !recordedTimeout(s) {
 		return fail(reason.Timeout, "completion within "+out.timeout.String(), "timeout", nil)
 	}
 	if notRunnable(run.ComparisonFor(s), s, out) {

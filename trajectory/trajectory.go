@@ -136,7 +136,9 @@ type Observation struct {
 	// Truncated: Output is an excerpt of OutputBytes bytes (live only).
 	Truncated   bool  `json:"truncated,omitempty"`
 	OutputBytes int64 `json:"output_bytes,omitempty"`
-	// TimedOut: the action ran past its timeout (live only).
+	// TimedOut: the action ran past its timeout; recorded (an agent's
+	// tool killed the command at the step's timeout), replay expects the
+	// same or an earlier end.
 	TimedOut bool `json:"timed_out,omitempty"`
 	// TimeoutCapped: the action asked for a timeout above the task's
 	// limits.step_timeout and ran with the limit (live only).
