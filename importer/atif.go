@@ -62,8 +62,7 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 	}
 	assistant := mustJSON(map[string]any{"role": "assistant", "content": msg})
 	if len(st.ToolCalls) == 0 {
-		s := noop(msg)
-		b.finishATIFStep(&s, st, x, "", false, assistant)
+		b.atifTextStep(i, st, x, msg, assistant)
 		return
 	}
 	for j, tc := range st.ToolCalls {
@@ -83,7 +82,7 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 		if s.Action == trajectory.KindNoop && strings.HasPrefix(s.Note, "unknown tool") {
 			b.m.rep.warn(fmt.Sprintf("steps[%d].tool_calls[%d]: %s", i, j, s.Note))
 		}
-		r, has := b.results.take(tc.ToolCallID)
+		r, has := b.results.takeFor(i, tc.ToolCallID)
 		out, failed := r.output()
 		var own json.RawMessage
 		if j == 0 {
@@ -102,7 +101,7 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 // multiEditSteps): the agent's message on the first, the tool's result
 // (kept in the messages only, as a file action's) with the last.
 func (b *builder) atifMultiEdit(i, j int, st ATIFStep, tc ATIFToolCall, args map[string]any, assistant json.RawMessage) {
-	r, has := b.results.take(tc.ToolCallID)
+	r, has := b.results.takeFor(i, tc.ToolCallID)
 	_, failed := r.output()
 	steps, err := b.m.multiEditSteps(args, has && failed)
 	if err != nil {
@@ -121,11 +120,31 @@ func (b *builder) atifMultiEdit(i, j int, st ATIFStep, tc ATIFToolCall, args map
 	}
 }
 
+// atifTextStep maps an agent step without tool calls: a text-mode
+// mini-swe-agent turn (one fenced bash block, as Harbor converts such
+// runs) is that command, its result the step's own; any other is a noop
+// with the agent's words.
+func (b *builder) atifTextStep(i int, st ATIFStep, x *atifRBXStep, msg string, assistant json.RawMessage) {
+	if x == nil {
+		if found := miniBlock.FindAllStringSubmatch(msg, -1); len(found) == 1 {
+			s := b.m.step(call{Name: "bash", Args: map[string]any{"command": found[0][1]}})
+			r, has := b.results.takeFor(i, "")
+			b.finishATIFStep(&s, st, nil, r.Content, has, assistant)
+			return
+		}
+	}
+	s := noop(msg)
+	b.finishATIFStep(&s, st, x, "", false, assistant)
+}
+
 // finishATIFStep sets observation, tokens and messages: from the rbx extra
 // when rbx wrote the file, else from ATIF's own fields.
 func (b *builder) finishATIFStep(s *trajectory.Step, st ATIFStep, x *atifRBXStep, out string, has bool, own json.RawMessage) {
 	if x == nil {
-		if has {
+		switch {
+		case has && s.Action == trajectory.KindShell && miniCode.MatchString(strings.TrimSpace(out)) && strings.HasPrefix(strings.TrimSpace(out), "<returncode>"):
+			miniObserve(s, out) // mini-swe-agent's observation template
+		case has:
 			recordResult(s, out)
 		}
 		if st.Metrics != nil {

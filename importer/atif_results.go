@@ -24,11 +24,19 @@ func atifV1(v string) bool {
 // in file order: a result may come in the call's own step or in a later
 // one (producers that log the tool's result as the next event), and a
 // call id may be used again (each use takes the next result).
-type atifResultIndex map[string][]ATIFResult
+//
+// Results without a source_call_id (Harbor's mini-swe-agent converter
+// writes its chat-completions results so) belong to their own step: they
+// go, in order, to its calls that have no result by id, or to the step
+// itself when it has no calls (a text-mode agent).
+type atifResultIndex struct {
+	byID    map[string][]ATIFResult
+	unbound map[int][]ATIFResult // step index → its results without an id
+}
 
 func atifResults(steps []ATIFStep) atifResultIndex {
-	idx := atifResultIndex{}
-	for _, st := range steps {
+	idx := atifResultIndex{byID: map[string][]ATIFResult{}, unbound: map[int][]ATIFResult{}}
+	for i, st := range steps {
 		if st.Observation == nil {
 			continue
 		}
@@ -36,19 +44,37 @@ func atifResults(steps []ATIFStep) atifResultIndex {
 			if r.Extra == nil && st.Extra != nil && len(st.Observation.Results) == 1 {
 				r.Extra = st.Extra.Metadata
 			}
-			idx[r.SourceCallID] = append(idx[r.SourceCallID], r)
+			if r.SourceCallID == "" {
+				idx.unbound[i] = append(idx.unbound[i], r)
+				continue
+			}
+			idx.byID[r.SourceCallID] = append(idx.byID[r.SourceCallID], r)
 		}
 	}
 	return idx
 }
 
-// take returns the next result of call id.
-func (idx atifResultIndex) take(id string) (ATIFResult, bool) {
-	rs := idx[id]
+// takeFor returns the result of call id of step i: by its id, else the
+// step's next result without one.
+func (idx atifResultIndex) takeFor(i int, id string) (ATIFResult, bool) {
+	if r, ok := idx.take(id); ok {
+		return r, true
+	}
+	rs := idx.unbound[i]
 	if len(rs) == 0 {
 		return ATIFResult{}, false
 	}
-	idx[id] = rs[1:]
+	idx.unbound[i] = rs[1:]
+	return rs[0], true
+}
+
+// take returns the next result of call id.
+func (idx atifResultIndex) take(id string) (ATIFResult, bool) {
+	rs := idx.byID[id]
+	if id == "" || len(rs) == 0 {
+		return ATIFResult{}, false
+	}
+	idx.byID[id] = rs[1:]
 	return rs[0], true
 }
 
