@@ -91,8 +91,12 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 			st.Metrics, x = nil, nil
 		}
 		b.finishATIFStep(&s, st, x, out, has, own)
+		last := &b.traj.Steps[len(b.traj.Steps)-1]
+		if code := r.exitCode(); has && x == nil && code != nil && last.Action == trajectory.KindShell && last.Observation != nil && last.Observation.ExitCode == nil {
+			last.Observation.ExitCode = code
+		}
 		if has && failed && x == nil {
-			atifFailed(&b.traj.Steps[len(b.traj.Steps)-1], out)
+			atifFailed(last, out)
 		}
 	}
 }

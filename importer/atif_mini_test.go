@@ -46,3 +46,32 @@ func TestImportMiniSWEAgentATIF(t *testing.T) {
 	assert.Empty(t, res.Report.UnknownTools)
 	require.NoError(t, res.Trajectories[0].Validate())
 }
+
+// TestForeignShell: tools named "shell" whose arguments are not rbx's own
+// (Codex's argv command, workdir and timeout_ms; a "cmd"), and argv
+// commands under any shell rule.
+func TestForeignShell(t *testing.T) {
+	tests := []struct {
+		name    string
+		call    call
+		command string
+		cwd     string
+		timeout string
+	}{
+		{"codex", call{Name: "shell", Args: map[string]any{"command": []any{"bash", "-lc", "ls -la | head"}, "workdir": "/repo", "timeout_ms": 120000.0}}, "ls -la | head", "/repo", "2m0s"},
+		{"argv", call{Name: "shell", Args: map[string]any{"command": []any{"grep", "-n", "a b", "f.py"}}}, "grep -n 'a b' f.py", "", "0s"},
+		{"cmd", call{Name: "shell", Args: map[string]any{"cmd": "make test"}}, "make test", "", "0s"},
+		{"native", call{Name: "shell", Args: map[string]any{"command": "echo hi", "cwd": "/w", "timeout": "30s"}}, "echo hi", "/w", "30s"},
+		{"exec_command", call{Name: "bash", Args: map[string]any{"command": []any{"/bin/sh", "-c", "true"}}}, "true", "", "0s"},
+	}
+	m := &mapper{tools: DefaultTools(), rep: &Report{}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := m.step(tc.call)
+			require.Equal(t, trajectory.KindShell, s.Action, s.Note)
+			assert.Equal(t, tc.command, s.Command)
+			assert.Equal(t, tc.cwd, s.Cwd)
+			assert.Equal(t, tc.timeout, s.Timeout.D().String())
+		})
+	}
+}

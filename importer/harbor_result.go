@@ -24,6 +24,9 @@ func (r ATIFResult) output() (string, bool) {
 	if e, _ := r.Extra["is_error"].(bool); e {
 		failed = true
 	}
+	if st, _ := r.Extra["status"].(string); st == "failed" || st == "error" || st == "failure" {
+		failed = true
+	}
 	if raw, ok := r.Extra["raw_tool_result"].(map[string]any); ok {
 		if e, _ := raw["is_error"].(bool); e {
 			failed = true
@@ -72,4 +75,16 @@ func stripHarbor(content string) (string, bool) {
 		}
 	}
 	return content, failed
+}
+
+// exitCode is the exit code producers keep in a result's extra
+// (exit_code, exitCode, return_code, returncode), nil without one.
+func (r ATIFResult) exitCode() *int {
+	for _, k := range []string{"exit_code", "exitCode", "return_code", "returncode"} {
+		if f, ok := r.Extra[k].(float64); ok && f == float64(int(f)) {
+			n := int(f)
+			return &n
+		}
+	}
+	return nil
 }

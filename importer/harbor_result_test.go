@@ -28,6 +28,7 @@ func TestHarborResult(t *testing.T) {
 		{"decorated failure", ATIFResult{Content: "Exit code 2\nls: cannot access\n\n[error] tool reported failure"}, "Exit code 2\nls: cannot access", true},
 		{"decorations only", ATIFResult{Content: "[metadata] {\"filenames\": []}"}, "", false},
 		{"a decoration-like line inside output", ATIFResult{Content: "x\n[stdout] is a word"}, "x\n[stdout] is a word", false},
+		{"status failed", ATIFResult{Content: "boom", Extra: map[string]any{"status": "failed", "exit_code": 2.0}}, "boom", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,5 +36,15 @@ func TestHarborResult(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.failure, failed)
 		})
+	}
+}
+
+func TestATIFResultExitCode(t *testing.T) {
+	assert.Nil(t, ATIFResult{}.exitCode())
+	for _, k := range []string{"exit_code", "exitCode", "return_code", "returncode"} {
+		c := ATIFResult{Extra: map[string]any{k: 3.0}}.exitCode()
+		if assert.NotNil(t, c, k) {
+			assert.Equal(t, 3, *c)
+		}
 	}
 }

@@ -76,7 +76,13 @@ func (m *mapper) apply(r Rule, c call) (trajectory.Step, error) {
 		return m.apply(sub, c)
 	}
 	if r.Native {
-		return nativeStep(r.Action, c.Args)
+		s, err := nativeStep(r.Action, c.Args)
+		if err != nil && r.Action == trajectory.KindShell {
+			// Not rbx's own fields: another agent's tool named "shell"
+			// (Codex's argv command, workdir, timeout_ms; a "cmd").
+			return m.apply(foreignShell, c)
+		}
+		return s, err
 	}
 	s := trajectory.Step{Action: r.Action}
 	for field, src := range r.Args {
@@ -101,6 +107,9 @@ func (m *mapper) lookup(src string, args map[string]any) (any, bool) {
 			return m.openFile, true
 		}
 		if v, ok := args[name]; ok && v != nil {
+			if ms, isNum := v.(float64); isNum && strings.HasSuffix(name, "_ms") {
+				return ms / 1000, true // milliseconds (Codex's timeout_ms): rbx reads seconds
+			}
 			return v, true
 		}
 	}
@@ -203,6 +212,13 @@ func setField(s *trajectory.Step, field string, v any) error {
 			val = x
 		case float64, bool, json.Number:
 			val = fmt.Sprint(x)
+		case []any:
+			if field != "command" {
+				return fmt.Errorf("argument for %s: expected a string, got a list", field)
+			}
+			if val, err = argvCommand(x); err != nil {
+				return err
+			}
 		default:
 			return fmt.Errorf("argument for %s: expected a string, got %T", field, v)
 		}
