@@ -92,8 +92,13 @@ func (b *builder) atifAgent(i int, st ATIFStep) {
 		}
 		b.finishATIFStep(&s, st, x, out, has, own)
 		last := &b.traj.Steps[len(b.traj.Steps)-1]
-		if code := r.exitCode(); has && x == nil && code != nil && last.Action == trajectory.KindShell && last.Observation != nil && last.Observation.ExitCode == nil {
-			last.Observation.ExitCode = code
+		if code := r.exitCode(); has && x == nil && code != nil && last.Observation != nil && last.Observation.ExitCode == nil {
+			switch last.Action {
+			case trajectory.KindShell:
+				last.Observation.ExitCode = code
+			case kindPatch:
+				failed = failed || *code != 0
+			}
 		}
 		if has && failed && x == nil {
 			atifFailed(last, out)

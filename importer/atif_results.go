@@ -90,7 +90,7 @@ func atifFailed(s *trajectory.Step, out string) {
 	switch {
 	case s.Action.File():
 		recordFailure(s, out)
-	case s.Action == kindNotebook:
+	case s.Action == kindNotebook, s.Action == kindPatch:
 		one := 1
 		s.Observation = &trajectory.Observation{Output: out, ExitCode: &one}
 	case s.Action == trajectory.KindShell && s.Observation != nil:

@@ -59,6 +59,11 @@ func (b *builder) finish(id string) (*trajectory.Trajectory, error) {
 		b.pending = nil
 	}
 	b.traj.ID = id
+	steps, err := resolvePatches(b.traj.Steps)
+	if err != nil {
+		return nil, fmt.Errorf("%w: imported %w", ErrUnfaithful, err)
+	}
+	b.traj.Steps = steps
 	if err := resolveUndos(b.traj.Steps); err != nil {
 		return nil, fmt.Errorf("%w: imported %w", ErrUnfaithful, err)
 	}

@@ -45,14 +45,21 @@ func (m *mapper) step(c call) trajectory.Step {
 	}
 	var s trajectory.Step
 	var err error
-	if rule.Action == kindNotebook {
+	switch rule.Action {
+	case kindNotebook:
 		s, err = notebookStep(c.Args)
-	} else {
+	case kindPatch:
+		s, err = patchStep(c.Args)
+	default:
 		s, err = m.apply(rule, c)
 	}
 	if err != nil {
 		m.rep.warn(fmt.Sprintf("tool %q: %v; kept as a noop", c.Name, err))
 		return noop(fmt.Sprintf("tool %q not mapped: %v%s", c.Name, err, argsSuffix(c.Args)))
+	}
+	if p, dir, ok := patchOf(s.Command); ok && s.Action == trajectory.KindShell {
+		// apply_patch run through the shell tool, from its directory.
+		s = trajectory.Step{Action: kindPatch, Command: p, Cwd: under(s.Cwd, dir)}
 	}
 	if s.Action == trajectory.KindShell && truthy(c.Args["run_in_background"]) {
 		s.Action = kindBgStart // Claude Code's Bash: resolved by resolveBackground

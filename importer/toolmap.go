@@ -109,7 +109,7 @@ func mappable() map[string]trajectory.Arg {
 // internalKinds are the actions a rule may name that are no native
 // action: the importer turns them into native steps once the results are
 // attached (undo.go, background.go).
-var internalKinds = map[trajectory.Kind]bool{kindUndo: true, kindBgStart: true, kindBgOutput: true, kindBgKill: true, kindNotebook: true}
+var internalKinds = map[trajectory.Kind]bool{kindUndo: true, kindBgStart: true, kindBgOutput: true, kindBgKill: true, kindNotebook: true, kindPatch: true}
 
 func (r Rule) check() error {
 	if r.By != "" {
@@ -124,7 +124,7 @@ func (r Rule) check() error {
 		return nil
 	}
 	if !r.Action.Valid() && !internalKinds[r.Action] {
-		return fmt.Errorf("action %q: expected one of shell, write_file, read_file, edit_file, http, noop, undo_edit, bash_output, kill_shell, notebook_edit", r.Action)
+		return fmt.Errorf("action %q: expected one of shell, write_file, read_file, edit_file, http, noop, undo_edit, bash_output, kill_shell, notebook_edit, apply_patch", r.Action)
 	}
 	for _, f := range slices.Sorted(maps.Keys(r.Args)) {
 		if _, ok := mappable()[f]; !ok {
