@@ -67,6 +67,9 @@ func (b *builder) finish(id string) (*trajectory.Trajectory, error) {
 	if err := resolveUndos(b.traj.Steps); err != nil {
 		return nil, fmt.Errorf("%w: imported %w", ErrUnfaithful, err)
 	}
+	if err := resolveRunning(b.traj.Steps); err != nil {
+		return nil, fmt.Errorf("%w: imported %w", ErrUnfaithful, err)
+	}
 	if err := resolveBackground(b.traj.Steps); err != nil {
 		return nil, fmt.Errorf("%w: imported %w", ErrUnfaithful, err)
 	}

@@ -43,6 +43,14 @@ func (m *mapper) step(c call) trajectory.Step {
 		m.rep.unknown(c.Name)
 		return noop(fmt.Sprintf("unknown tool %q%s", c.Name, argsSuffix(c.Args)))
 	}
+	if rule.Action == trajectory.KindShell {
+		// Keys sent to a running command (OpenHands' is_input), or an
+		// empty command that waits for it: resolveRunning's.
+		cmd, isStr := c.Args["command"].(string)
+		if truthy(c.Args["is_input"]) || isStr && strings.TrimSpace(cmd) == "" {
+			return trajectory.Step{Action: kindInput, Command: strings.TrimSpace(cmd)}
+		}
+	}
 	var s trajectory.Step
 	var err error
 	switch rule.Action {

@@ -55,7 +55,6 @@ func importOpenHands(data []byte, id string, c config, rep *Report) (*trajectory
 	}
 	b := newBuilder(c, rep)
 	seen := map[string]bool{} // model responses already attached (one per LLM turn)
-	running := ""             // the background key of the command the agent left running
 	for _, e := range evs {
 		if e.Action == "" || e.Source == "environment" {
 			continue
@@ -68,13 +67,7 @@ func importOpenHands(data []byte, id string, c config, rep *Report) (*trajectory
 			continue
 		}
 		o, observed := obs[e.ID]
-		s, handled, err := b.ohRunning(e, o, &running)
-		if err != nil {
-			return nil, err
-		}
-		if !handled {
-			s = b.ohStep(e)
-		}
+		s := b.ohStep(e)
 		var own []json.RawMessage
 		if m, tokens, ok := e.modelMessage(seen); ok {
 			own, s.Tokens = append(own, m), tokens
@@ -82,9 +75,7 @@ func importOpenHands(data []byte, id string, c config, rep *Report) (*trajectory
 			own = append(own, mustJSON(map[string]any{"role": "assistant", "content": text}))
 		}
 		if observed {
-			if !handled {
-				ohObserve(&s, o)
-			}
+			ohObserve(&s, o)
 			if e.TCM != nil {
 				own = append(own, mustJSON(map[string]any{"role": "tool", "tool_call_id": e.TCM.ToolCallID,
 					"name": e.TCM.FunctionName, "content": o.Content}))
@@ -105,7 +96,7 @@ func (b *builder) ohStep(e ohEvent) trajectory.Step {
 	switch e.Action {
 	case "run":
 		cmd, _ := e.Args["command"].(string)
-		return b.m.step(call{Name: "execute_bash", Args: map[string]any{"command": cmd}})
+		return b.m.step(call{Name: "execute_bash", Args: map[string]any{"command": cmd, "is_input": e.Args["is_input"]}})
 	case "edit", "read":
 		if args, ok := editorArgs(e.Args); ok {
 			return b.m.step(call{Name: "str_replace_editor", Args: args})
@@ -194,14 +185,14 @@ func (e ohEvent) thought() string {
 	return t
 }
 
-// ohObserve reads a run observation's exit code (-1 means it was still
-// running, so unknown) and output; a directory view becomes a listing.
+// ohObserve reads a run observation's exit code (-1: still running, see
+// resolveRunning) and output; a directory view becomes a listing.
 func ohObserve(s *trajectory.Step, o ohEvent) {
 	if s.Action == trajectory.KindReadFile && strings.HasPrefix(o.Content, ohDirView) {
 		*s = trajectory.Step{Action: trajectory.KindShell, Tokens: s.Tokens, Compare: "ignore",
 			Command: fmt.Sprintf("find %s -maxdepth 2 -not -path '*/.*'", shellQuote(s.Path))}
 	}
-	if s.Action != trajectory.KindShell {
+	if s.Action != trajectory.KindShell && s.Action != kindInput {
 		// OpenHands reports a failed file action as an error observation.
 		if o.Observation == "error" && s.Action.File() {
 			recordFailure(s, o.Content)
@@ -211,11 +202,10 @@ func ohObserve(s *trajectory.Step, o ohEvent) {
 		return
 	}
 	obs := &trajectory.Observation{Output: o.Content}
-	if md, ok := o.Extras["metadata"].(map[string]any); ok {
-		if code, ok := md["exit_code"].(float64); ok && code >= 0 {
-			n := int(code)
-			obs.ExitCode = &n
-		}
+	if code, ok := ohExitCode(o); ok && code >= 0 {
+		obs.ExitCode = &code
+	} else if ok && s.Action == trajectory.KindShell {
+		s.Action = kindLeftRunning // -1: still running (resolveRunning)
 	}
 	s.Observation = obs
 }

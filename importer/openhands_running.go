@@ -10,6 +10,18 @@ import (
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
+// A command OpenHands' bash session left running (its exit code -1, the
+// observation ending in "[The command has no new output after 30
+// seconds. …]" or "[… timed out after N seconds …]") and what the agent
+// then sent to it (is_input keys, an empty command to wait) are marked by
+// the mapper with these importer-internal actions; resolveRunning turns
+// them into steps once the results are attached, whatever the format
+// (OpenHands' events, its tool calls in chat or ATIF files).
+const (
+	kindLeftRunning trajectory.Kind = "left_running"
+	kindInput       trajectory.Kind = "input"
+)
+
 // ohNotExecuted is how OpenHands' bash session refuses a new command
 // while the previous one still runs.
 const ohNotExecuted = "is NOT executed"
@@ -19,59 +31,18 @@ const ohNotExecuted = "is NOT executed"
 // C-d (end of input) is a request to end, as TERM is.
 var ohSignals = map[string]string{"C-c": "INT", "C-\\": "QUIT", "C-d": "TERM", "C-z": "TSTP"}
 
-// ohRunning maps a run action that concerns a command left running
-// (exit code -1: no new output for a while, or the agent's timeout):
-// such a command starts in the background (see background.go); the
-// agent's later empty command or is_input polls wait for it when the
-// recording saw it end (expecting its exit code), and its C-c (C-d, C-z,
-// C-\) interrupts it. Other keystrokes typed into the running program
-// have no faithful equivalent without a terminal and are refused, naming
-// the event. handled is false for a run the importer maps as usual.
-func (b *builder) ohRunning(e ohEvent, o ohEvent, running *string) (trajectory.Step, bool, error) {
-	if e.Action != "run" {
-		return trajectory.Step{}, false, nil
-	}
-	cmd, _ := e.Args["command"].(string)
-	cmd = strings.TrimSpace(cmd)
-	input := truthy(e.Args["is_input"])
-	code, coded := ohExitCode(o)
-	stillRunning := coded && code == -1
-	switch {
-	case *running == "" && (input || cmd == ""):
-		return noop(fmt.Sprintf("event %d: %q sent with no command running", e.ID, cmd)), true, nil
-	case *running == "" && stillRunning:
-		*running = fmt.Sprintf("oh-%d", e.ID)
-		last, bound := ohLeftRunning(o.Content)
-		return bgStartStep(*running, cmd, last, bound), true, nil
-	case *running == "":
-		return trajectory.Step{}, false, nil
-	case !input && cmd != "":
-		if strings.Contains(o.Content, ohNotExecuted) {
-			return noop(fmt.Sprintf("event %d: %q not executed: the previous command was still running", e.ID, cmd)), true, nil
-		}
-		return trajectory.Step{}, false, nil
-	case cmd == "":
-		if !coded || stillRunning {
-			return noop(fmt.Sprintf("event %d: the agent waited; the command was still running", e.ID)), true, nil
-		}
-		s := bgWaitStep(*running, &code)
-		*running = ""
-		return s, true, nil
-	}
-	sig, ok := ohSignals[cmd]
-	if !ok {
-		return trajectory.Step{}, true, fmt.Errorf("%w: event %d: keystrokes %q typed into a running command: rbx replays no terminal input yet",
-			ErrUnfaithful, e.ID, cmd)
-	}
-	s := bgKillStep(*running, sig)
-	if !stillRunning {
-		*running = ""
-	}
-	return s, true, nil
-}
-
 // ohNoOutput is OpenHands' note on a command it stopped waiting for.
 var ohNoOutput = regexp.MustCompile(`(?:no new output after|timed out after) (\d+(?:\.\d+)?) seconds`)
+
+// ohLeftNote reports whether output ends with OpenHands' note that it
+// stopped waiting for the command (which runs on).
+func ohLeftNote(output string) bool {
+	last := strings.TrimSpace(output)
+	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+		last = last[i+1:]
+	}
+	return strings.HasPrefix(last, "[") && strings.HasSuffix(last, "]") && ohNoOutput.MatchString(last)
+}
 
 // ohLeftRunning reads the observation of a command left running: the
 // last line it printed (OpenHands' own bracketed notes aside) and how long
@@ -92,4 +63,59 @@ func ohLeftRunning(content string) (string, time.Duration) {
 		return l, bound
 	}
 	return "", bound
+}
+
+// resolveRunning maps commands left running and what was sent to them:
+// such a command starts in the background (see background.go); a later
+// empty command that saw it end waits for it (expecting its exit code,
+// when recorded), one that saw it running is a noop; C-c (C-d, C-z, C-\)
+// interrupts it; a new command the session refused ("is NOT executed")
+// is a noop. Other keystrokes typed into the running program have no
+// faithful equivalent without a terminal: an error naming the step.
+func resolveRunning(steps []trajectory.Step) error {
+	running := ""
+	for i := range steps {
+		s := &steps[i]
+		out := ""
+		if s.Observation != nil {
+			out = s.Observation.Output
+		}
+		base := trajectory.Step{Tokens: s.Tokens, Messages: s.Messages}
+		switch {
+		case s.Action == trajectory.KindShell && running != "" && strings.Contains(out, ohNotExecuted):
+			*s = noop(fmt.Sprintf("%q not executed: the previous command was still running", s.Command))
+		case s.Action == kindLeftRunning && running != "":
+			*s = noop(fmt.Sprintf("%q not executed: the previous command was still running", s.Command))
+		case s.Action == kindLeftRunning:
+			running = fmt.Sprintf("run-%d", i)
+			last, bound := ohLeftRunning(out)
+			*s = bgStartStep(running, s.Command, last, bound)
+		case s.Action != kindInput:
+			continue
+		case running == "":
+			*s = noop(fmt.Sprintf("%q sent with no command running", s.Command))
+		case s.Command == "":
+			if ohLeftNote(out) {
+				*s = noop("the agent waited; the command was still running")
+				break
+			}
+			var code *int
+			if s.Observation != nil {
+				code = s.Observation.ExitCode
+			}
+			*s, running = bgWaitStep(running, code), ""
+		default:
+			sig, ok := ohSignals[s.Command]
+			if !ok {
+				return fmt.Errorf("step %d: keystrokes %q typed into a running command: rbx replays no terminal input yet", i, s.Command)
+			}
+			still := ohLeftNote(out)
+			*s = bgKillStep(running, sig)
+			if !still {
+				running = ""
+			}
+		}
+		s.Tokens, s.Messages = base.Tokens, base.Messages
+	}
+	return nil
 }

@@ -55,5 +55,27 @@ func TestOpenHandsLeftRunning(t *testing.T) {
 		[]any{"python3", false, -1, ">>> "},
 		[]any{"print(1)\n", true, -1, "1\n>>> "}))
 	require.ErrorIs(t, err, ErrUnfaithful)
-	assert.Contains(t, err.Error(), `event 3: keystrokes "print(1)" typed into a running command`)
+	assert.Contains(t, err.Error(), `step 1: keystrokes "print(1)" typed into a running command`)
+}
+
+// TestLeftRunningInChat: the same from OpenHands' tool calls in an OpenAI
+// chat file: execute_bash whose result says the session stopped waiting,
+// an is_input C-c, a command after it.
+func TestLeftRunningInChat(t *testing.T) {
+	msgs := `[{"role": "user", "content": "serve it"},
+	 {"role": "assistant", "content": "", "tool_calls": [{"id": "a", "type": "function", "function": {"name": "execute_bash", "arguments": "{\"command\": \"python3 -m http.server\"}"}}]},
+	 {"role": "tool", "tool_call_id": "a", "content": "Serving HTTP on 0.0.0.0 port 8000 ...\n[The command has no new output after 30 seconds. You may wait longer to see additional output by sending empty command '', send other commands to interact with the current process, or send keys to interrupt/kill the command.]"},
+	 {"role": "assistant", "content": "", "tool_calls": [{"id": "b", "type": "function", "function": {"name": "execute_bash", "arguments": "{\"command\": \"C-c\", \"is_input\": \"true\"}"}}]},
+	 {"role": "tool", "tool_call_id": "b", "content": "^C"},
+	 {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "execute_bash", "arguments": "{\"command\": \"ls\"}"}}]},
+	 {"role": "tool", "tool_call_id": "c", "content": "index.html"}]`
+	res, err := Import(FormatOpenAI, "oh.json", []byte(msgs))
+	require.NoError(t, err)
+	s := res.Trajectories[0].Steps
+	require.Len(t, s, 3)
+	assert.Contains(t, s[0].Command, "'python3 -m http.server'")
+	assert.Contains(t, s[0].Command, "grep -qF -- 'Serving HTTP on 0.0.0.0 port 8000 ...'")
+	assert.Contains(t, s[1].Command, "kill -INT")
+	assert.Equal(t, "ls", s[2].Command)
+	assert.Empty(t, res.Report.Warnings)
 }

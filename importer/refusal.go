@@ -21,8 +21,11 @@ import (
 // banners) in ways a replay never reproduces.
 func recordResult(s *trajectory.Step, result string) {
 	switch {
-	case s.Action == trajectory.KindShell, internalKinds[s.Action]: // resolveUndos, resolveBackground read theirs
+	case s.Action == trajectory.KindShell, internalKinds[s.Action]: // the resolve* passes read theirs
 		s.Observation = &trajectory.Observation{Output: result}
+		if s.Action == trajectory.KindShell && ohLeftNote(result) {
+			s.Action = kindLeftRunning // OpenHands' session left it running
+		}
 	case !s.Action.File():
 	case fileRefusal(s, result), editMismatch(s, result), declined(result):
 		recordFailure(s, result)

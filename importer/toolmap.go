@@ -109,7 +109,8 @@ func mappable() map[string]trajectory.Arg {
 // internalKinds are the actions a rule may name that are no native
 // action: the importer turns them into native steps once the results are
 // attached (undo.go, background.go).
-var internalKinds = map[trajectory.Kind]bool{kindUndo: true, kindBgStart: true, kindBgOutput: true, kindBgKill: true, kindNotebook: true, kindPatch: true}
+var internalKinds = map[trajectory.Kind]bool{kindUndo: true, kindBgStart: true, kindBgOutput: true, kindBgKill: true, kindNotebook: true, kindPatch: true,
+	kindLeftRunning: true, kindInput: true}
 
 func (r Rule) check() error {
 	if r.By != "" {
