@@ -150,6 +150,10 @@ func FuzzImport(f *testing.F) {
 	f.Add([]byte(`{"schema_version":"ATIF-v1.4","session_id":"s","agent":{"name":"a","version":"1"},"steps":[{"step_id":1,"source":"agent","message":"hi"}]}`))
 	f.Add([]byte(claudeCodeATIF))
 	f.Add([]byte(`{"schema_version":"1.4","session_id":"s","agent":{},"steps":[{"source":"agent","tool_calls":[{"id":"a","name":"Edit","input":{"file_path":"f","old_string":"x","new_string":"y","replace_all":"true"}}]},{"source":"user","observation":{"results":[{"source_call_id":"a","is_error":true,"content":"Exit code 3"}]}}]}`))
+	f.Add([]byte(miniATIF))
+	f.Add(editorChat(f, []editorCall{{map[string]any{"command": "str_replace", "path": "/a", "old_str": "x", "new_str": ""}, "ok"},
+		{map[string]any{"command": "undo_edit", "path": "/a"}, undoResult("/a", "x\n")}}))
+	f.Add([]byte(`[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"apply_patch","arguments":"{\"input\": \"*** Begin Patch\\n*** Update File: a\\n@@\\n-x\\n+y\\n*** End Patch\"}"}}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, fm := range Formats {
 			_, _ = Import(fm, "fuzz.json", data)

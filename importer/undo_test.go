@@ -20,7 +20,7 @@ type editorCall struct {
 	result string
 }
 
-func editorChat(t *testing.T, calls []editorCall) []byte {
+func editorChat(t testing.TB, calls []editorCall) []byte {
 	t.Helper()
 	msgs := []any{map[string]any{"role": "user", "content": "fix it"}}
 	for i, c := range calls {
