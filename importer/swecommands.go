@@ -19,7 +19,10 @@ import (
 //	insert <line>                        edit_file: text inserted after line
 //	<text>
 //	end_of_insert
-//	find_file, search_dir, search_file   noop: they only read
+//	find_file, search_dir, search_file,  noop: they only read
+//	filemap, decompile
+//	str_replace_editor CMD PATH --…      the editor's call (edit_anthropic
+//	                                     bundle as a command)
 //	submit                               noop: the run's end
 //
 // A line that starts with none of them is a shell line, as SWE-agent runs
@@ -43,8 +46,10 @@ func sweCommand(action string) (c call, ok bool) {
 			return call{Name: "open", Args: map[string]any{}}, true
 		}
 		return call{Name: "open", Args: map[string]any{"path": words[1]}}, true
-	case "goto", "scroll_up", "scroll_down", "find_file", "search_dir", "search_file":
+	case "goto", "scroll_up", "scroll_down", "find_file", "search_dir", "search_file", "filemap", "decompile":
 		return call{Name: "swe_" + words[0], Args: map[string]any{"note": first}}, true
+	case "str_replace_editor":
+		return sweEditor(shellWords(action)), true
 	case "create":
 		args := map[string]any{}
 		if len(words) > 1 {
@@ -70,6 +75,41 @@ func sweCommand(action string) (c call, ok bool) {
 	return call{}, false
 }
 
+// sweEditor maps a text-mode str_replace_editor line (SWE-agent's
+// edit_anthropic bundle run as a command): its subcommand and path, then
+// --file_text, --old_str, --new_str, --insert_line N, --view_range A B.
+// Anything else is refused at import as an unknown tool.
+func sweEditor(words []string) call {
+	bad := call{Name: "str_replace_editor (unparsed)", Args: map[string]any{"line": strings.Join(words, " ")}}
+	if len(words) < 3 {
+		return bad
+	}
+	args := map[string]any{"command": words[1], "path": words[2]}
+	for i := 3; i < len(words); i++ {
+		flag := strings.TrimPrefix(words[i], "--")
+		switch {
+		case (flag == "file_text" || flag == "old_str" || flag == "new_str") && i+1 < len(words):
+			args[flag], i = words[i+1], i+1
+		case flag == "insert_line" && i+1 < len(words):
+			n, err := strconv.Atoi(words[i+1])
+			if err != nil {
+				return bad
+			}
+			args[flag], i = float64(n), i+1
+		case flag == "view_range" && i+2 < len(words):
+			a, err1 := strconv.Atoi(words[i+1])
+			b, err2 := strconv.Atoi(words[i+2])
+			if err1 != nil || err2 != nil {
+				return bad
+			}
+			args[flag], i = []any{float64(a), float64(b)}, i+2
+		default:
+			return bad
+		}
+	}
+	return call{Name: "str_replace_editor", Args: args}
+}
+
 // sweBody is the text of a multi-line command: its lines up to the end
 // marker (alone on its line), each with its newline.
 func sweBody(body, end string) string {
@@ -83,8 +123,10 @@ func sweBody(body, end string) string {
 	return b.String()
 }
 
-// shellWords splits a command line on blanks, honouring single and
-// double quotes and backslashes as SWE-agent's argument parsing does.
+// shellWords splits a command line on blanks and newlines, honouring
+// quotes and backslashes as bash does (the agent's line is bash's before
+// it is the tool's argv): in double quotes a backslash escapes only $, `,
+// ", \ and newline; a backslash-newline joins lines.
 func shellWords(s string) []string {
 	var words []string
 	var cur strings.Builder
@@ -93,8 +135,15 @@ func shellWords(s string) []string {
 		c := s[i]
 		switch {
 		case esc:
+			esc = false
+			if c == '\n' {
+				continue // a line continuation
+			}
+			if quote == '"' && !strings.ContainsRune("$`\"\\", rune(c)) {
+				cur.WriteByte('\\')
+			}
 			cur.WriteByte(c)
-			esc, in = false, true
+			in = true
 		case c == '\\' && quote != '\'':
 			esc = true
 		case quote != 0:
@@ -105,7 +154,7 @@ func shellWords(s string) []string {
 			}
 		case c == '\'' || c == '"':
 			quote, in = c, true
-		case c == ' ' || c == '\t':
+		case c == ' ' || c == '\t' || c == '\n':
 			if in {
 				words = append(words, cur.String())
 				cur.Reset()

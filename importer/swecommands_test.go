@@ -110,3 +110,42 @@ func TestSWEAgentFunctionInsert(t *testing.T) {
 	assert.Equal(t, 3, *s[1].InsertLine)
 	assert.Equal(t, "x = 1", *s[1].Text)
 }
+
+// TestSWEAgentTextEditor: SWE-agent's edit_anthropic bundle in text mode:
+// str_replace_editor typed as a command line, its arguments quoted as bash
+// reads them (multi-line single quotes; in double quotes \" and \\ escaped,
+// \n kept as written); decompile and filemap only read.
+func TestSWEAgentTextEditor(t *testing.T) {
+	type turn struct {
+		Action      string `json:"action"`
+		Observation string `json:"observation"`
+	}
+	turns := []turn{
+		{"str_replace_editor create /repo/a.py --file_text 'def f():\n    return 1\n'", "File created successfully at: /repo/a.py"},
+		{"str_replace_editor str_replace /repo/a.py --old_str '    return 1' --new_str \"    return \\\"\\\\n\\\" + 'x\\n'\"", "The file /repo/a.py has been edited."},
+		{"str_replace_editor view /repo/a.py --view_range 1 2", "Here's the result of running `cat -n`"},
+		{"str_replace_editor insert /repo/a.py --insert_line 2 --new_str '# end'", "The file /repo/a.py has been edited."},
+		{"str_replace_editor undo_edit /repo/a.py", "Last edit to /repo/a.py undone successfully."},
+		{"str_replace_editor frobnicate", "usage"},
+		{"decompile /repo/bin/app main", "int main() {}"},
+		{"filemap /repo/a.py", "def f(): ..."},
+	}
+	data, err := json.Marshal(map[string]any{"trajectory": turns, "info": map[string]any{}})
+	require.NoError(t, err)
+	res, err := Import(FormatSWEAgent, "run.traj", data)
+	require.NoError(t, err)
+	s := res.Trajectories[0].Steps
+	require.Len(t, s, 8)
+	assert.Equal(t, trajectory.KindWriteFile, s[0].Action)
+	assert.Equal(t, "def f():\n    return 1\n", *s[0].Content)
+	assert.Equal(t, "    return 1", *s[1].Old)
+	assert.Equal(t, `    return "\n" + 'x\n'`, *s[1].New, "bash's double quotes: \\\" and \\\\ escaped, \\n kept")
+	assert.Equal(t, &trajectory.Range{Start: 1, End: 2}, s[2].Range)
+	assert.Equal(t, 2, *s[3].InsertLine)
+	assert.Equal(t, trajectory.KindEditFile, s[4].Action, "the undo reverses the insertion")
+	assert.Equal(t, &trajectory.Range{Start: 3, End: 3}, s[4].Range)
+	assert.Equal(t, trajectory.KindNoop, s[5].Action)
+	assert.Equal(t, map[string]int{"str_replace_editor (unparsed)": 1}, res.Report.UnknownTools)
+	assert.Equal(t, trajectory.KindNoop, s[6].Action)
+	assert.Equal(t, trajectory.KindNoop, s[7].Action)
+}
