@@ -9,7 +9,8 @@ import (
 // Limit returns the longest prefix [0, j) of the first k steps of traj that
 // the cache may reuse, and why it stops before k ("" when j == k): an http
 // step (its response comes from the outside world: a one-time password
-// must be fetched afresh), a step marked volatile, or a step whose output
+// must be fetched afresh), a keys step (a terminal is volatile: the
+// programs running on it are not in a snapshot), a step marked volatile, or a step whose output
 // differed between verified runs (a pinned observation marked varied). The
 // state after such a step, and after every later step, is always replayed.
 func Limit(traj *trajectory.Trajectory, k int) (int, *NotReusableError) {
@@ -18,6 +19,8 @@ func Limit(traj *trajectory.Trajectory, k int) (int, *NotReusableError) {
 		switch {
 		case s.Action == trajectory.KindHTTP:
 			return i, &NotReusableError{Step: i, Why: "an http step (its response comes from outside the sandbox)"}
+		case s.Action == trajectory.KindKeys:
+			return i, &NotReusableError{Step: i, Why: "a keys step (the terminal and its programs are not cached)"}
 		case s.Volatile:
 			return i, &NotReusableError{Step: i, Why: "a step marked volatile"}
 		case s.Observation != nil && s.Observation.Varied:

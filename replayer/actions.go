@@ -55,6 +55,8 @@ func (run *Run) exec(ctx context.Context, s trajectory.Step) (outcome, error) {
 		return run.http(ctx, s)
 	case trajectory.KindNoop:
 		return outcome{}, nil
+	case trajectory.KindKeys:
+		return run.keys(ctx, s)
 	}
 	return outcome{}, fmt.Errorf("%w: unknown action %q", errAction, s.Action)
 }

@@ -26,7 +26,8 @@ type Run struct {
 	services map[string]string
 	allow    allowList // the services, parsed
 	next     int
-	live     int // actions run by Do
+	live     int          // actions run by Do
+	term     *termSession // the terminal keys steps type into, started on the first
 }
 
 // Start begins a replay of traj (a trajectory of tk) into sb at step 0.
@@ -154,6 +155,11 @@ func (run *Run) step(ctx context.Context, i int) (StepResult, *StepError) {
 		res.Expected = &code
 		res.Status = StatusOK
 		return res, nil
+	}
+	if kd, ok := errors.AsType[keysDivergence](err); ok {
+		res, se := fail(reason.Output, quoteExcerpt(kd.want), quoteExcerpt(kd.got), nil)
+		se.Diff = Diff(CompareExact, kd.want, kd.got)
+		return res, se
 	}
 	if err != nil {
 		return fail(reasonOf(err), "", "", err)

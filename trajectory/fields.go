@@ -79,6 +79,10 @@ var kindArgs = map[Kind][]Arg{
 	KindNoop: {
 		{"note", ArgString, false, "what the agent thought"},
 	},
+	KindKeys: {
+		{"keys", ArgString, false, "keystrokes: text (\\n is Enter), or one tmux key name such as C-c, C-d, Escape, Up; empty waits"},
+		{"duration", ArgDuration, false, "how long to wait for the terminal's output, e.g. 5s"},
+	},
 }
 
 // Args lists the arguments action kind k takes, or nil for an unknown kind.

@@ -144,6 +144,10 @@ func (v *stepValidator) checkKind() {
 		v.checkEdit()
 	case KindHTTP:
 		v.checkHTTP()
+	case KindKeys:
+		if s.Duration < 0 {
+			v.errorf("duration", "expected a non-negative duration")
+		}
 	}
 }
 

@@ -39,10 +39,13 @@ const (
 	KindEditFile  Kind = "edit_file"
 	KindHTTP      Kind = "http"
 	KindNoop      Kind = "noop"
+	// KindKeys types keystrokes into the sandbox's terminal (a
+	// Terminus-style agent's action; docs/formats.md, "keys").
+	KindKeys Kind = "keys"
 )
 
 // Kinds lists every action kind, in documentation order.
-var Kinds = []Kind{KindShell, KindWriteFile, KindReadFile, KindEditFile, KindHTTP, KindNoop}
+var Kinds = []Kind{KindShell, KindWriteFile, KindReadFile, KindEditFile, KindHTTP, KindNoop, KindKeys}
 
 // Step is one action with its recorded observation. The action's fields sit
 // at the top level of the step object, next to "action".
@@ -68,6 +71,17 @@ type Step struct {
 	// All replaces every occurrence of Old (edit_file): Claude Code's
 	// Edit with replace_all. Without it Old must occur exactly once.
 	All bool `json:"all,omitempty"`
+
+	// keys
+	// Keys are typed into the terminal as tmux's send-keys reads one
+	// argument: a key name alone (C-c, Escape, Enter, Up, F1…) is that
+	// key, anything else literal text where "\n" is Enter; "" types
+	// nothing (the agent waited).
+	Keys string `json:"keys,omitempty"`
+	// Duration is how long the agent waited for the terminal after
+	// typing: replay waits for the recorded output instead, and gives up
+	// a margin after it.
+	Duration task.Duration `json:"duration,omitempty"`
 
 	// http
 	Method  string            `json:"method,omitempty"`

@@ -1,0 +1,107 @@
+package replayer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+const (
+	// keysMargin is added to twice the recorded wait before a keys step
+	// whose output never showed is a divergence.
+	keysMargin = 5 * time.Second
+	// keysQuiet is how long a step with no recorded output waits for the
+	// terminal to stay silent.
+	keysQuiet = 200 * time.Millisecond
+	// keysPoll bounds how often a waiting step looks again when no output
+	// comes (a wait is otherwise woken by output).
+	keysPoll = 50 * time.Millisecond
+)
+
+// keysDivergence is a keys step whose recorded output the terminal did
+// not show in time.
+type keysDivergence struct{ want, got string }
+
+func (e keysDivergence) Error() string { return "the terminal did not show the recorded output" }
+
+// keys types s.Keys into the run's terminal (started on first use) and
+// waits on the observation, not the clock: it returns as soon as the
+// terminal shows what the recording saw (TermText of both; every line
+// the agent saw, in order, in the output since the line typed on or on
+// the screen) once output came since the keys and settled (quiet for
+// keysQuiet), or, with no recorded output, once the terminal has been
+// quiet a moment. Past twice the recorded duration plus a margin (within
+// the step limit) it is a keysDivergence. The output is what came since
+// the line typed on. A terminal whose shell ended is a lost session.
+func (run *Run) keys(ctx context.Context, s trajectory.Step) (outcome, error) {
+	keys, err := run.expand("keys", s.Keys)
+	if err != nil {
+		return outcome{}, err
+	}
+	if run.term == nil {
+		if run.term, err = startTerminal(ctx, run.sb); err != nil {
+			return outcome{}, err
+		}
+	}
+	t := run.term
+	from := t.mark()
+	defer t.look()
+	sent := time.Now()
+	if _, err := t.proc.Write(keyBytes(keys)); err != nil {
+		return outcome{}, fmt.Errorf("%w: type into the terminal: %v", sandbox.ErrSessionLost, err)
+	}
+	want := ""
+	if s.Observation != nil && run.ComparisonFor(s) != CompareIgnore {
+		want = TermText(s.Observation.Output)
+	}
+	limit := min(2*s.Duration.D()+keysMargin, run.StepLimit())
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for {
+		out, screen, last, ended, wait := t.view(from)
+		text := TermText(out)
+		res := outcome{exitCode: 0, output: text, bytes: int64(len(out))}
+		switch {
+		case ended != nil:
+			res.lost = true
+			if ended != io.EOF {
+				return res, fmt.Errorf("%w: terminal: %v", sandbox.ErrSessionLost, ended)
+			}
+			return res, nil
+		case want != "" && (last.After(sent) || keys == "") && time.Since(last) >= keysQuiet && (shown(want, text) || shown(want, TermText(screen))):
+			// Output came since the keys (a wait types none) and settled:
+			// the screen is the programs' answer, not what it showed
+			// before them.
+			return res, nil
+		case want == "" && time.Since(last) >= keysQuiet && time.Since(sent) >= keysQuiet:
+			return res, nil
+		}
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-deadline.C:
+			if want == "" {
+				return res, nil
+			}
+			return res, keysDivergence{want: want, got: closer(want, text, TermText(screen))}
+		case <-wait:
+		case <-time.After(keysPoll):
+		}
+	}
+}
+
+// closer is the one of what was printed and the screen that shows the
+// first line the agent saw (the screen, for an editor or a pager), to
+// diff against.
+func closer(want, printed, screen string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(want), "\n")
+	if !strings.Contains(printed, strings.TrimSpace(first)) && strings.Contains(screen, strings.TrimSpace(first)) {
+		return screen
+	}
+	return printed
+}

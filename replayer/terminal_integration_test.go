@@ -1,0 +1,123 @@
+package replayer_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// keys is a keys step and what the terminal showed the agent after it.
+func keys(k string, wait time.Duration, saw string) trajectory.Step {
+	s := trajectory.Step{Action: trajectory.KindKeys, Keys: k, Duration: task.Duration(wait)}
+	if saw != "" {
+		s.Observation = &trajectory.Observation{Output: saw}
+	}
+	return s
+}
+
+// TestIntegrationTerminalKeys replays, on Docker, keystroke trajectories
+// written as Terminus records its runs (what the terminal showed after
+// each step, prompts with the recording's host): an edit in vi (insert
+// mode, text, Escape, :wq) and a file paged with less (busybox); a
+// function defined and called in python3's REPL left with C-d, a sleep
+// interrupted by C-c, a read -p prompt answered, a foreground HTTP server
+// polled and stopped with C-c (Debian). Each replays to every checkpoint
+// k in a fresh sandbox, then on to its end, and its last step (a shell
+// check of the files or of what was served) passes: the terminal's state
+// at k is the one the agent had. Replay waits on the output, not on the
+// recorded durations (their sum is printed beside the wall time).
+func TestIntegrationTerminalKeys(t *testing.T) {
+	rt := dockerRuntime(t, "rbx/busybox:latest", "rbx/debian:bookworm")
+	busybox := []trajectory.Step{
+		keys("vi notes.txt\n", 2*time.Second, "~\n~"),
+		keys("i", time.Second, ""),
+		keys("hello from vi\nsecond line", time.Second, "hello from vi\nsecond line"),
+		keys("Escape", time.Second, ""),
+		keys(":wq\n", 2*time.Second, "/workspace #"),
+		keys("less /etc/passwd\n", 2*time.Second, "root:x:0:0:root:/root:/bin/sh"),
+		keys("q", time.Second, "/workspace #"),
+		keys("echo done-$((20+22))\n", time.Second, "/workspace # echo done-$((20+22))\ndone-42\n/workspace #"),
+		shell("cat notes.txt", obs("hello from vi\nsecond line\n", 0)),
+	}
+	debian := []trajectory.Step{
+		keys("python3\n", 3*time.Second, "root@5e1f0a2c9b7d:/workspace# python3\nType \"help\", \"copyright\", \"credits\" or \"license\" for more information.\n>>>"),
+		keys("def f(x):\n    return 2 * x\n\n", time.Second, ">>> def f(x):\n...     return 2 * x\n...\n>>>"),
+		keys("f(21)\n", time.Second, ">>> f(21)\n42\n>>>"),
+		keys("C-d", time.Second, "root@5e1f0a2c9b7d:/workspace#"),
+		keys("sleep 1000\n", 5*time.Second, "root@5e1f0a2c9b7d:/workspace# sleep 1000"),
+		keys("C-c", time.Second, "^C\nroot@5e1f0a2c9b7d:/workspace#"),
+		keys("read -p 'Name? ' name\n", time.Second, "Name?"),
+		keys("Ada\n", time.Second, "root@5e1f0a2c9b7d:/workspace#"),
+		keys("echo \"hi $name\" > greeting\n", time.Second, "root@5e1f0a2c9b7d:/workspace#"),
+		keys("python3 -m http.server 8000\n", 5*time.Second, "Serving HTTP on 0.0.0.0 port 8000 (http://0.0.0.0:8000/) ..."),
+		shell(`python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:8000/greeting').read().decode(), end='')"`, obs("hi Ada\n", 0)),
+		keys("", 2*time.Second, `127.0.0.1 - - [05/Dec/2026 21:14:09] "GET /greeting HTTP/1.1" 200 -`),
+		keys("C-c", time.Second, "Keyboard interrupt received, exiting.\nroot@5e1f0a2c9b7d:/workspace#"),
+		shell(`python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/')" 2>/dev/null || echo stopped`, obs("stopped\n", 0)),
+	}
+	r, err := replayer.New()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		image string
+		steps []trajectory.Step
+	}{{"rbx/busybox:latest", busybox}, {"rbx/debian:bookworm", debian}} {
+		t.Run(tc.image, func(t *testing.T) {
+			tr := &trajectory.Trajectory{ID: "term", Task: "t", Steps: tc.steps}
+			require.NoError(t, tr.Validate())
+			var recorded time.Duration
+			for _, s := range tc.steps {
+				recorded += s.Duration.D()
+			}
+			g, ctx := errgroup.WithContext(context.Background())
+			g.SetLimit(3)
+			start := time.Now()
+			for k := 0; k <= tr.Len(); k++ {
+				g.Go(func() error {
+					sb := create(t, rt, sandbox.Spec{Image: tc.image, Mode: sandbox.ModeSession})
+					run := r.Start(sb, &task.Task{ID: "t"}, tr)
+					if rep, err := run.To(ctx, k); err != nil {
+						return fmt.Errorf("to k = %d: %w (%+v)", k, err, rep.Steps)
+					}
+					if rep, err := run.To(ctx, tr.Len()); err != nil {
+						return fmt.Errorf("from k = %d to the end: %w (%+v)", k, err, rep.Steps)
+					}
+					return nil
+				})
+			}
+			require.NoError(t, g.Wait())
+			t.Logf("%d replays of %d steps: %v wall; recorded waits %v each", tr.Len()+1, tr.Len(), time.Since(start).Round(time.Millisecond), recorded)
+		})
+	}
+}
+
+// TestIntegrationTerminalDivergence: a keys step whose recorded output the
+// terminal never shows is a divergence at that step once twice its
+// duration and the margin have passed, with a diff.
+func TestIntegrationTerminalDivergence(t *testing.T) {
+	rt := dockerRuntime(t, "rbx/busybox:latest")
+	r, err := replayer.New()
+	require.NoError(t, err)
+	tr := &trajectory.Trajectory{ID: "term", Task: "t", Steps: []trajectory.Step{
+		keys("echo one\n", 0, "one"),
+		keys("echo two\n", 0, "three"),
+	}}
+	sb := create(t, rt, sandbox.Spec{Image: "rbx/busybox:latest", Mode: sandbox.ModeSession})
+	start := time.Now()
+	_, err = r.Replay(context.Background(), sb, &task.Task{ID: "t"}, tr, tr.Len())
+	var se *replayer.StepError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, 1, se.Index)
+	assert.NotEmpty(t, se.Diff)
+	assert.Contains(t, err.Error(), "three")
+	assert.Less(t, time.Since(start), 15*time.Second)
+}
