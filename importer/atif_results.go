@@ -44,6 +44,14 @@ func atifResults(steps []ATIFStep) atifResultIndex {
 			if r.Extra == nil && st.Extra != nil && len(st.Observation.Results) == 1 {
 				r.Extra = st.Extra.Metadata
 			}
+			if r.SourceCallID == "" && len(st.Observation.Results) == 1 && len(st.ToolCalls) > 1 {
+				// One result for a turn of several calls (Terminus: the
+				// terminal after all its keystrokes): the last call's.
+				r.SourceCallID = st.ToolCalls[len(st.ToolCalls)-1].ToolCallID
+				if isTurnEnd(st.ToolCalls[len(st.ToolCalls)-1].FunctionName) && len(st.ToolCalls) > 1 {
+					r.SourceCallID = st.ToolCalls[len(st.ToolCalls)-2].ToolCallID
+				}
+			}
 			if r.SourceCallID == "" {
 				idx.unbound[i] = append(idx.unbound[i], r)
 				continue
@@ -52,6 +60,16 @@ func atifResults(steps []ATIFStep) atifResultIndex {
 		}
 	}
 	return idx
+}
+
+// isTurnEnd reports whether a call only ends the agent's turn or run
+// (Terminus' mark_task_complete): a turn's one result is not its.
+func isTurnEnd(name string) bool {
+	switch strings.ToLower(name) {
+	case "mark_task_complete", "task_complete", "submit", "finish":
+		return true
+	}
+	return false
 }
 
 // takeFor returns the result of call id of step i: by its id, else the

@@ -43,6 +43,11 @@ func (m *mapper) step(c call) trajectory.Step {
 		m.rep.unknown(c.Name)
 		return noop(fmt.Sprintf("unknown tool %q%s", c.Name, argsSuffix(c.Args)))
 	}
+	if rule.Action == trajectory.KindKeys && c.Args["keystrokes"] == nil && c.Args["keys"] == nil && c.Args["command"] != nil {
+		// The same name for a shell command (Harbor's older converters
+		// wrote bash_command {command}).
+		rule = foreignShell
+	}
 	if rule.Action == trajectory.KindShell {
 		// Keys sent to a running command (OpenHands' is_input), or an
 		// empty command that waits for it: resolveRunning's.

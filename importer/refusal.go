@@ -21,6 +21,8 @@ import (
 // banners) in ways a replay never reproduces.
 func recordResult(s *trajectory.Step, result string) {
 	switch {
+	case s.Action == trajectory.KindKeys:
+		s.Observation = &trajectory.Observation{Output: terminusScreen(result)}
 	case s.Action == trajectory.KindShell, internalKinds[s.Action]: // the resolve* passes read theirs
 		s.Observation = &trajectory.Observation{Output: result}
 		if s.Action == trajectory.KindShell && ohLeftNote(result) {

@@ -35,7 +35,7 @@ func (e keysDivergence) Error() string { return "the terminal did not show the r
 // the agent saw, in order, in the output since the line typed on or on
 // the screen) once output came since the keys and settled (quiet for
 // keysQuiet), or, with no recorded output, once the terminal has been
-// quiet a moment. Past twice the recorded duration plus a margin (within
+// quiet for the recorded wait (between keysQuiet and a second). Past twice the recorded duration plus a margin (within
 // the step limit) it is a keysDivergence. The output is what came since
 // the line typed on. A terminal whose shell ended is a lost session.
 func (run *Run) keys(ctx context.Context, s trajectory.Step) (outcome, error) {
@@ -60,6 +60,10 @@ func (run *Run) keys(ctx context.Context, s trajectory.Step) (outcome, error) {
 		want = TermText(s.Observation.Output)
 	}
 	limit := min(2*s.Duration.D()+keysMargin, run.StepLimit())
+	// Without a recorded output, quiet for as long as the agent waited,
+	// up to a second: a command that pauses (a build's next stage) is not
+	// taken for done at its first silence.
+	quiet := max(keysQuiet, min(s.Duration.D(), time.Second))
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	for {
@@ -78,7 +82,7 @@ func (run *Run) keys(ctx context.Context, s trajectory.Step) (outcome, error) {
 			// the screen is the programs' answer, not what it showed
 			// before them.
 			return res, nil
-		case want == "" && time.Since(last) >= keysQuiet && time.Since(sent) >= keysQuiet:
+		case want == "" && time.Since(last) >= quiet && time.Since(sent) >= quiet:
 			return res, nil
 		}
 		select {

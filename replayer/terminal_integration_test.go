@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rbx-sandbox/rbx/importer"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/task"
@@ -120,4 +121,37 @@ func TestIntegrationTerminalDivergence(t *testing.T) {
 	assert.NotEmpty(t, se.Diff)
 	assert.Contains(t, err.Error(), "three")
 	assert.Less(t, time.Since(start), 15*time.Second)
+}
+
+// TestIntegrationTerminus2Import: a Terminus-2 run in Harbor's ATIF,
+// imported, replays on Docker to its end: a turn of two commands whose
+// one observation is its last's, a long output cut by Terminus, C-c, the
+// task marked complete; the file it wrote is there.
+func TestIntegrationTerminus2Import(t *testing.T) {
+	rt := dockerRuntime(t, "rbx/debian:bookworm")
+	doc := `{"schema_version": "ATIF-v1.5", "session_id": "t2-1", "agent": {"name": "terminus-2", "version": "2.0.0"},
+ "steps": [
+  {"step_id": 1, "source": "user", "message": "Create hello.txt."},
+  {"step_id": 2, "source": "agent", "message": "{}", "tool_calls": [
+     {"tool_call_id": "call_0_1", "function_name": "bash_command", "arguments": {"keystrokes": "echo hello > hello.txt\n", "duration": 0.1}},
+     {"tool_call_id": "call_0_2", "function_name": "bash_command", "arguments": {"keystrokes": "cat hello.txt\n", "duration": 0.1}}],
+   "observation": {"results": [{"content": "New Terminal Output:\n\nroot@4f3a9c2b1e0d:/app# echo hello > hello.txt\nroot@4f3a9c2b1e0d:/app# cat hello.txt\nhello\nroot@4f3a9c2b1e0d:/app# "}]}},
+  {"step_id": 3, "source": "agent", "message": "{}", "tool_calls": [
+     {"tool_call_id": "call_1_1", "function_name": "bash_command", "arguments": {"keystrokes": "seq 1 100000\n", "duration": 1.0}}],
+   "observation": {"results": [{"content": "New Terminal Output:\n\n1\n2\n[... output limited to 10000 bytes; 578880 interior bytes omitted ...]\n99999\n100000\nroot@4f3a9c2b1e0d:/app# "}]}},
+  {"step_id": 4, "source": "agent", "message": "{}", "tool_calls": [
+     {"tool_call_id": "call_2_1", "function_name": "bash_command", "arguments": {"keystrokes": "sleep 100\n", "duration": 1.0}},
+     {"tool_call_id": "call_2_2", "function_name": "bash_command", "arguments": {"keystrokes": "C-c", "duration": 0.5}},
+     {"tool_call_id": "call_2_task_complete", "function_name": "mark_task_complete", "arguments": {}}],
+   "observation": {"results": [{"content": "Current terminal state:\nNew Terminal Output:\n\nroot@4f3a9c2b1e0d:/app# sleep 100\n^C\nroot@4f3a9c2b1e0d:/app# \n\nAre you sure you want to mark the task as complete?"}]}}
+ ]}`
+	res, err := importer.Import(importer.FormatAuto, "t2.json", []byte(doc))
+	require.NoError(t, err)
+	tr := res.Trajectories[0]
+	tr.Steps = append(tr.Steps, shell("cat /app/hello.txt", obs("hello\n", 0)))
+	r, err := replayer.New()
+	require.NoError(t, err)
+	sb := create(t, rt, sandbox.Spec{Image: "rbx/debian:bookworm", Mode: sandbox.ModeSession, Workdir: "/app"})
+	rep, err := r.Replay(context.Background(), sb, &task.Task{ID: "t", Workdir: "/app"}, tr, tr.Len())
+	require.NoError(t, err, "%+v", rep)
 }

@@ -1,0 +1,54 @@
+package importer
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// terminus2ATIF is a Terminus-2 run as Harbor writes it (ATIF-v1.5): each
+// turn's keystrokes as bash_command calls, one observation for the turn
+// without a source_call_id, Terminus' headers around the terminal, a cut
+// long output, warnings, and the task marked complete. Written for rbx
+// from Harbor's terminus_2 agent.
+const terminus2ATIF = `{"schema_version": "ATIF-v1.5", "session_id": "t2-1",
+ "agent": {"name": "terminus-2", "version": "2.0.0", "model_name": "x"},
+ "steps": [
+  {"step_id": 1, "source": "system", "message": "You are an AI assistant tasked with solving command-line tasks in a Linux environment."},
+  {"step_id": 2, "source": "user", "message": "Create hello.txt.\n\nCurrent terminal state:\nroot@4f3a9c2b1e0d:/app# "},
+  {"step_id": 3, "source": "agent", "message": "{\"analysis\": \"empty\", \"plan\": \"write\"}", "metrics": {"completion_tokens": 40},
+   "tool_calls": [
+     {"tool_call_id": "call_0_1", "function_name": "bash_command", "arguments": {"keystrokes": "echo hello > hello.txt\n", "duration": 0.1}},
+     {"tool_call_id": "call_0_2", "function_name": "bash_command", "arguments": {"keystrokes": "cat hello.txt\n", "duration": 0.1}}],
+   "observation": {"results": [{"content": "New Terminal Output:\n\nroot@4f3a9c2b1e0d:/app# echo hello > hello.txt\nroot@4f3a9c2b1e0d:/app# cat hello.txt\nhello\nroot@4f3a9c2b1e0d:/app# "}]}},
+  {"step_id": 4, "source": "agent", "message": "{}",
+   "tool_calls": [{"tool_call_id": "call_1_1", "function_name": "bash_command", "arguments": {"keystrokes": "seq 1 100000\n", "duration": 1.0}}],
+   "observation": {"results": [{"content": "Previous response had warnings:\nWARNINGS: - Extra text detected after JSON object\n\nNew Terminal Output:\n\n1\n2\n[... output limited to 10000 bytes; 578880 interior bytes omitted ...]\n99999\n100000\nroot@4f3a9c2b1e0d:/app# "}]}},
+  {"step_id": 5, "source": "agent", "message": "{}",
+   "tool_calls": [{"tool_call_id": "call_2_1", "function_name": "bash_command", "arguments": {"keystrokes": "C-c", "duration": 0.5}},
+     {"tool_call_id": "call_2_task_complete", "function_name": "mark_task_complete", "arguments": {}}],
+   "observation": {"results": [{"content": "Current terminal state:\nNew Terminal Output:\n\nroot@4f3a9c2b1e0d:/app# ^C\nroot@4f3a9c2b1e0d:/app# \n\nAre you sure you want to mark the task as complete? This will trigger your solution to be graded and you won't be able to make any further corrections. If so, include \"task_complete\": true in your JSON response again."}]}}
+ ]}`
+
+func TestImportTerminus2ATIF(t *testing.T) {
+	res, err := Import(FormatAuto, "t2.json", []byte(terminus2ATIF))
+	require.NoError(t, err)
+	tr := res.Trajectories[0]
+	s := tr.Steps
+	require.Len(t, s, 5)
+	assert.Equal(t, []trajectory.Kind{"keys", "keys", "keys", "keys", "noop"}, []trajectory.Kind{s[0].Action, s[1].Action, s[2].Action, s[3].Action, s[4].Action})
+	assert.Equal(t, "echo hello > hello.txt\n", s[0].Keys)
+	assert.Equal(t, "100ms", s[0].Duration.D().String())
+	assert.Nil(t, s[0].Observation, "the turn's one observation is its last call's")
+	assert.Equal(t, "root@4f3a9c2b1e0d:/app# echo hello > hello.txt\nroot@4f3a9c2b1e0d:/app# cat hello.txt\nhello\nroot@4f3a9c2b1e0d:/app# ", s[1].Observation.Output)
+	assert.Equal(t, "1\n2\n\n99999\n100000\nroot@4f3a9c2b1e0d:/app# ", s[2].Observation.Output, "warnings and the cut mark dropped")
+	assert.Equal(t, "C-c", s[3].Keys)
+	assert.Equal(t, "root@4f3a9c2b1e0d:/app# ^C\nroot@4f3a9c2b1e0d:/app# ", s[3].Observation.Output, "the completion question dropped")
+	assert.Equal(t, 40, s[0].Tokens)
+	assert.Len(t, tr.Messages, 2, "system prompt and instruction for prefill")
+	assert.Empty(t, res.Report.UnknownTools)
+	require.NoError(t, tr.Validate())
+}
