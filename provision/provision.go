@@ -42,7 +42,7 @@ func Spec(tk *task.Task) sandbox.Spec {
 		Network:      tk.Network,
 		Labels:       map[string]string{sandbox.LabelTask: sandbox.LabelValue(tk.ID)},
 		Annotations:  map[string]string{sandbox.AnnotationTask: tk.ID},
-		Mode:         sandbox.Mode(tk.Shell),
+		Mode:         sandbox.Mode(tk.SandboxMode()),
 		StepTimeout:  tk.Limits.StepTimeout.D(),
 		OutputCap:    int(min(tk.Limits.Output, 1<<40)),
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -70,6 +71,11 @@ func (run *Run) keys(ctx context.Context, s trajectory.Step) (outcome, error) {
 		out, screen, last, ended, wait := t.view(from)
 		text := TermText(out)
 		res := outcome{exitCode: 0, output: text, bytes: int64(len(out))}
+		if drawsScreen.MatchString(out) {
+			// A full-screen program (an editor, a pager) drew the screen:
+			// what the agent sees is the screen, not the escapes' text.
+			res.output = TermText(screen)
+		}
 		switch {
 		case ended != nil:
 			res.lost = true
@@ -109,3 +115,7 @@ func closer(want, printed, screen string) string {
 	}
 	return printed
 }
+
+// drawsScreen matches the cursor addressing of a program that draws the
+// whole screen (vi, less, top): CUP and HVP, and the alternate screen.
+var drawsScreen = regexp.MustCompile(`\x1b\[\d*(;\d*)?[Hf]|\x1b\[\?(1049|1047|47)h`)

@@ -2,8 +2,6 @@ package server
 
 import (
 	"net/http"
-
-	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // fork starts a new episode whose sandbox replays the parent's own first
@@ -71,5 +69,5 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 		return nil, aerr
 	}
 	admitted = true
-	return ForkResponse{Episode: info, Tools: tools.Schemas(), TotalMS: ms(since(start))}, nil
+	return ForkResponse{Episode: info, Tools: toolsOf(ep.entry), TotalMS: ms(since(start))}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rbx-sandbox/rbx/server/openenv"
+	"github.com/rbx-sandbox/rbx/trajectory"
 	"github.com/rbx-sandbox/rbx/trajectory/chat"
 	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
@@ -35,7 +36,7 @@ func (b *openenvBackend) Reset(ctx context.Context, d openenv.ResetData) (openen
 	info := resp.Episodes[0]
 	ep := openenv.Episode{ID: info.ID, Task: resp.Task, K: resp.K, T: resp.T}
 	obs := map[string]any{"episode_id": info.ID, "task": resp.Task, "k": resp.K, "t": resp.T, "purpose": resp.Purpose,
-		"messages": info.Messages, "tools": b.Tools()}
+		"messages": info.Messages, "tools": append(openenvTools(resp.Tools), endTool)}
 	return ep, obs, nil
 }
 
@@ -98,25 +99,33 @@ func (b *openenvBackend) Close(ctx context.Context, id string) error {
 	return nil
 }
 
-// Tools are rbx's actions and submit.
+// Tools are rbx's actions, keys (for tasks whose agent types into a
+// terminal: a reset's observation lists its task's own) and submit.
 func (b *openenvBackend) Tools() []openenv.Tool {
-	var out []openenv.Tool
-	for _, t := range tools.Schemas() {
-		out = append(out, openenv.Tool{Name: t.Function.Name, Description: t.Function.Description, InputSchema: t.Function.Parameters})
-	}
-	return append(out, openenv.Tool{Name: endTools[0],
-		Description: "End the episode: the task's verifier runs, and the reward comes with done.",
-		InputSchema: map[string]any{"type": "object", "properties": map[string]any{}}})
+	return append(openenvTools(tools.SchemasOf(allKinds())), endTool)
 }
 
-// known reports whether name is a tool.
-func (b *openenvBackend) known(name string) bool {
-	for _, t := range tools.Schemas() {
-		if t.Function.Name == name {
-			return true
-		}
+// allKinds is every action a policy may call in some task.
+func allKinds() []trajectory.Kind { return append(slices.Clone(tools.Kinds), tools.TerminalKinds...) }
+
+// endTool ends an OpenEnv episode.
+var endTool = openenv.Tool{Name: endTools[0],
+	Description: "End the episode: the task's verifier runs, and the reward comes with done.",
+	InputSchema: map[string]any{"type": "object", "properties": map[string]any{}}}
+
+// openenvTools are function schemas as OpenEnv tools.
+func openenvTools(ts []tools.Tool) []openenv.Tool {
+	var out []openenv.Tool
+	for _, t := range ts {
+		out = append(out, openenv.Tool{Name: t.Function.Name, Description: t.Function.Description, InputSchema: t.Function.Parameters})
 	}
-	return slices.Contains(endTools, name)
+	return out
+}
+
+// known reports whether name is a tool of some task (the episode's task
+// decides at its step).
+func (b *openenvBackend) known(name string) bool {
+	return slices.Contains(allKinds(), trajectory.Kind(name)) || slices.Contains(endTools, name)
 }
 
 // openenvErr maps an API error onto the protocol's codes.

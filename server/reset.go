@@ -13,7 +13,6 @@ import (
 	"github.com/rbx-sandbox/rbx/curriculum"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/reset"
-	"github.com/rbx-sandbox/rbx/trajectory/tools"
 )
 
 // resetTimings reports a reset's timings.
@@ -88,7 +87,7 @@ func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetRespons
 		}
 		admitted++
 	}
-	return ResetResponse{Task: e.Task.ID, K: k, T: e.Ref.Len(), Purpose: purpose, Tools: tools.Schemas(),
+	return ResetResponse{Task: e.Task.ID, K: k, T: e.Ref.Len(), Purpose: purpose, Tools: toolsOf(e),
 		Episodes: infos, TotalMS: ms(since(start))}, nil
 }
 

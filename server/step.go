@@ -42,7 +42,7 @@ func (s *Server) stepEpisode(ctx context.Context, id string, req StepRequest) (S
 	if len(ep.rec.Actions) >= s.cfg.maxSteps {
 		return StepResponse{}, apiErr(http.StatusConflict, CodeStepLimit, "episode %s used its %d steps; evaluate or close it", id, s.cfg.maxSteps)
 	}
-	st, aerr := toStep(*req.ToolCall, ep.run.Vars())
+	st, aerr := toStep(*req.ToolCall, ep.run.Vars(), kindsOf(ep.entry))
 	if aerr != nil {
 		return StepResponse{}, aerr
 	}

@@ -33,7 +33,7 @@ func TestParseErrors(t *testing.T) {
 		{"workdir relative", "t.yaml", base + "workdir: work\n", "4:10: workdir", "expected an absolute path"},
 		{"env key", "t.yaml", base + "env:\n  2FA: x\n", "5:3: env[\"2FA\"]", "shell variable name"},
 		{"env value type", "t.yaml", base + "env:\n  PORT: 8080\n", "5:9: env.PORT", "expected a string, got a number (8080)"},
-		{"shell enum", "t.yaml", base + "shell: bash\n", "4:8: shell", `expected "session" or "exec"`},
+		{"shell enum", "t.yaml", base + "shell: bash\n", "4:8: shell", `expected "session", "exec" or "terminal"`},
 		{"network enum", "t.yaml", base + "network: host\n", "4:10: network", `expected "none" or "bridge"`},
 		{"negative cpus", "t.yaml", base + "limits: {cpus: -1}\n", "4:16: limits.cpus", "non-negative"},
 		{"bad memory", "t.yaml", base + "limits: {memory: 1GB2}\n", "4:18: limits.memory", `expected a number with an optional unit`},

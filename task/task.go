@@ -19,7 +19,9 @@ type Task struct {
 	Workdir string `json:"workdir,omitempty"`
 	// Env is set for every command.
 	Env map[string]string `json:"env,omitempty"`
-	// Shell is "session" (default) or "exec".
+	// Shell is "session" (default), "exec", or "terminal": the agent acts
+	// by keystrokes (keys) into a terminal, and shell steps (the
+	// verifier's) run in a session.
 	Shell string `json:"shell,omitempty"`
 	// Limits bound resources and time.
 	Limits Limits `json:"limits,omitempty"`
@@ -91,4 +93,19 @@ type RubricItem struct {
 	ID      string  `json:"id"`
 	Command string  `json:"command"`
 	Weight  float64 `json:"weight,omitempty"`
+}
+
+// ShellTerminal is the shell of tasks whose agent types into a terminal
+// (a Terminus-style policy: its one tool is keys).
+const ShellTerminal = "terminal"
+
+// Terminal reports whether t's agent acts by keystrokes.
+func (t *Task) Terminal() bool { return t.Shell == ShellTerminal }
+
+// SandboxMode is the sandbox session mode of t's shell steps.
+func (t *Task) SandboxMode() string {
+	if t.Terminal() {
+		return "session"
+	}
+	return t.Shell
 }

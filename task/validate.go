@@ -45,8 +45,8 @@ func (t *Task) validate(r *source.Reporter) {
 		r.Errorf("workdir", "%q: expected an absolute path such as /workspace", t.Workdir)
 	}
 	checkEnv(r, "env", t.Env)
-	if !slices.Contains([]string{"", "session", "exec"}, t.Shell) {
-		r.Errorf("shell", `%q: expected "session" or "exec"`, t.Shell)
+	if !slices.Contains([]string{"", "session", "exec", ShellTerminal}, t.Shell) {
+		r.Errorf("shell", `%q: expected "session", "exec" or "terminal"`, t.Shell)
 	}
 	if !slices.Contains([]string{"", "none", "bridge"}, t.Network) {
 		r.Errorf("network", `%q: expected "none" or "bridge"`, t.Network)

@@ -18,7 +18,13 @@ import (
 var ErrMalformed = errors.New("malformed action")
 
 type config struct {
-	vars map[string]string
+	vars  map[string]string
+	kinds []trajectory.Kind
+}
+
+// WithKinds accepts the actions kinds (see For) instead of Kinds.
+func WithKinds(kinds []trajectory.Kind) Option {
+	return func(c *config) error { c.kinds = kinds; return nil }
 }
 
 // Option configures Parse.
@@ -41,7 +47,7 @@ func WithVars(vars map[string]string) Option {
 // string holding one as OpenAI sends it; empty means {}. Every error wraps
 // ErrMalformed and names the tool and the argument at fault.
 func Parse(name string, args []byte, opts ...Option) (trajectory.Step, error) {
-	var cfg config
+	cfg := config{kinds: Kinds}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return trajectory.Step{}, err
@@ -51,8 +57,8 @@ func Parse(name string, args []byte, opts ...Option) (trajectory.Step, error) {
 		return trajectory.Step{}, fmt.Errorf("%w: %s: %s", ErrMalformed, name, fmt.Sprintf(format, a...))
 	}
 	kind := trajectory.Kind(name)
-	if !slices.Contains(Kinds, kind) {
-		return trajectory.Step{}, fmt.Errorf("%w: unknown tool %q: expected one of %s", ErrMalformed, name, kindList())
+	if !slices.Contains(cfg.kinds, kind) {
+		return trajectory.Step{}, fmt.Errorf("%w: unknown tool %q: expected one of %s", ErrMalformed, name, kindList(cfg.kinds))
 	}
 	raw := bytes.TrimSpace(args)
 	if len(raw) > 0 && raw[0] == '"' {
@@ -107,9 +113,9 @@ func Arguments(s trajectory.Step) (json.RawMessage, error) {
 	return json.Marshal(args)
 }
 
-func kindList() string {
-	names := make([]string, len(Kinds))
-	for i, k := range Kinds {
+func kindList(kinds []trajectory.Kind) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
 		names[i] = string(k)
 	}
 	return strings.Join(names, ", ")

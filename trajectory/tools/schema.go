@@ -27,12 +27,30 @@ var descriptions = map[trajectory.Kind]string{
 	trajectory.KindReadFile:  "Read a file, optionally a line range.",
 	trajectory.KindEditFile:  "Replace old with new, or insert text at insert_line.",
 	trajectory.KindHTTP:      "Call one of the task's services.",
+	trajectory.KindKeys: "Type into the terminal, as tmux send-keys does: text (\\n is Enter) or one key name (C-c, C-d, Escape, Up...); " +
+		"then wait up to duration for its output, which is the observation (the screen for a full-screen program).",
+}
+
+// TerminalKinds are the actions of a policy that types into a terminal
+// (a task whose shell is "terminal"): keystrokes.
+var TerminalKinds = []trajectory.Kind{trajectory.KindKeys}
+
+// For is the actions a policy may call in a task: TerminalKinds when it
+// types into a terminal, else Kinds.
+func For(terminal bool) []trajectory.Kind {
+	if terminal {
+		return TerminalKinds
+	}
+	return Kinds
 }
 
 // Schemas returns the function schemas of the actions in Kinds.
-func Schemas() []Tool {
-	out := make([]Tool, 0, len(Kinds))
-	for _, k := range Kinds {
+func Schemas() []Tool { return SchemasOf(Kinds) }
+
+// SchemasOf returns the function schemas of the actions kinds.
+func SchemasOf(kinds []trajectory.Kind) []Tool {
+	out := make([]Tool, 0, len(kinds))
+	for _, k := range kinds {
 		props := map[string]any{}
 		required := []string{}
 		for _, a := range k.Args() {

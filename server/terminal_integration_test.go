@@ -1,0 +1,100 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
+	"github.com/rbx-sandbox/rbx/server"
+	"github.com/rbx-sandbox/rbx/task"
+	"github.com/rbx-sandbox/rbx/trajectory"
+)
+
+// terminalEntry is a task whose agent types into a terminal: a python3
+// REPL writes a file, a read -p prompt is answered into another, a
+// foreground HTTP server is started, polled and stopped with C-c; the
+// verifier checks both files and that the server is gone.
+func terminalEntry(t *testing.T) server.Entry {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "task.yaml"), []byte(`id: term-serve
+image: rbx/debian:bookworm
+shell: terminal
+verify: {command: "grep -qx 42 answer.txt && grep -qx 'hi Ada' greeting.txt && ! python3 -c \"import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/')\" 2>/dev/null"}
+`), 0o644))
+	const prompt = "root@9d8c7b6a5f4e:/workspace#"
+	key := func(k, wait, saw string) map[string]any {
+		return map[string]any{"action": "keys", "keys": k, "duration": wait, "observation": map[string]any{"output": saw}}
+	}
+	steps := []map[string]any{
+		key("python3\n", "3s", prompt+" python3\n>>>"),
+		key("open('answer.txt', 'w').write(str(6 * 7) + '\\n')\n", "1s", ">>> open('answer.txt', 'w').write(str(6 * 7) + '\\n')\n3\n>>>"),
+		key("C-d", "1s", prompt),
+		key("read -p 'Name? ' name\n", "1s", "Name?"),
+		key("Ada\n", "1s", prompt),
+		key("echo \"hi $name\" > greeting.txt\n", "1s", prompt),
+		key("python3 -m http.server 8000\n", "5s", "Serving HTTP on 0.0.0.0 port 8000 (http://0.0.0.0:8000/) ..."),
+		key("C-c", "1s", "Keyboard interrupt received, exiting.\n"+prompt),
+	}
+	b, err := json.Marshal(map[string]any{"id": "term-serve", "task": "task.yaml", "steps": steps})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "trajectory.json"), b, 0o644))
+	tk, err := task.Load(filepath.Join(dir, "task.yaml"))
+	require.NoError(t, err)
+	trs, err := trajectory.Load(filepath.Join(dir, "trajectory.json"))
+	require.NoError(t, err)
+	return server.Entry{Task: tk, Ref: trs[0]}
+}
+
+// TestIntegrationServeTerminal: rbx serve hands out a terminal task's
+// episodes at every checkpoint k, with the terminal in the state the
+// reference reached (a REPL open, a server running), offers the policy
+// the keys tool only, and the policy's keystrokes (the reference's rest,
+// played through /v1) reach the verifier's pass; the observation is what
+// the terminal showed.
+func TestIntegrationServeTerminal(t *testing.T) {
+	rt := dockertest.Runtime(t, "rbx/debian:bookworm")
+	e := terminalEntry(t)
+	h := newHarness(t, rt, []server.Entry{e})
+
+	var rr server.ResetResponse
+	code, raw := h.call("POST", "/v1/reset", map[string]any{"task": "term-serve", "checkpoint": 0}, &rr)
+	require.Equal(t, http.StatusOK, code, "%s", raw)
+	require.Len(t, rr.Tools, 1)
+	assert.Equal(t, "keys", rr.Tools[0].Function.Name, "a terminal task's one tool")
+	var bad map[string]any
+	code, raw = h.call("POST", "/v1/episodes/"+rr.Episodes[0].ID+"/step",
+		map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": "ls"}}}, &bad)
+	assert.Equal(t, http.StatusBadRequest, code, "%s", raw)
+	assert.Contains(t, string(raw), "expected one of keys")
+	_, _ = h.call("POST", "/v1/episodes/"+rr.Episodes[0].ID+"/close", nil, nil)
+
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 3)
+	for k := 0; k <= e.Ref.Len(); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ep := h.reset("term-serve", k)
+			for i := k; i < e.Ref.Len(); i++ {
+				sr := h.step(ep.ID, refCall(t, e.Ref, i), false)
+				assert.False(t, sr.Terminated, "k = %d, step %d: %+v", k, i, sr.Observation)
+				if i == 1 {
+					assert.Contains(t, sr.Observation.Output, "\n3\n>>>", "what the REPL answered")
+				}
+			}
+			er := h.evaluate(ep.ID)
+			assert.Equal(t, 1.0, er.Reward, "k = %d: %+v", k, er)
+		}()
+	}
+	wg.Wait()
+}
