@@ -13,6 +13,9 @@ import (
 	"github.com/rbx-sandbox/rbx/importer"
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/containerd/containerdtest"
+	"github.com/rbx-sandbox/rbx/sandbox/kubernetes/k8stest"
+	"github.com/rbx-sandbox/rbx/sandbox/local"
 	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
@@ -154,4 +157,39 @@ func TestIntegrationTerminus2Import(t *testing.T) {
 	sb := create(t, rt, sandbox.Spec{Image: "rbx/debian:bookworm", Mode: sandbox.ModeSession, Workdir: "/app"})
 	rep, err := r.Replay(context.Background(), sb, &task.Task{ID: "t", Workdir: "/app"}, tr, tr.Len())
 	require.NoError(t, err, "%+v", rep)
+}
+
+// TestIntegrationTerminalBackends: keystrokes replay on containerd,
+// Kubernetes and the local backend as on Docker (each skips when its
+// backend does not answer): a sleep interrupted by C-c, a file written
+// from the terminal, checked by a shell step.
+func TestIntegrationTerminalBackends(t *testing.T) {
+	steps := []trajectory.Step{
+		keys("sleep 100\n", time.Second, "sleep 100"),
+		keys("C-c", time.Second, "^C"),
+		keys("printf 'a\\nb\\n' > t.txt; echo written\n", time.Second, "written"),
+		shell("cat t.txt", obs("a\nb\n", 0)),
+	}
+	tr := &trajectory.Trajectory{ID: "term", Task: "t", Steps: steps}
+	r, err := replayer.New()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		rt   func(t *testing.T) sandbox.Runtime
+	}{
+		{"containerd", func(t *testing.T) sandbox.Runtime { return containerdtest.Runtime(t, "rbx/busybox:latest") }},
+		{"kubernetes", func(t *testing.T) sandbox.Runtime { return k8stest.Runtime(t) }},
+		{"local", func(t *testing.T) sandbox.Runtime {
+			rt, err := local.New(local.WithBaseDir(t.TempDir()))
+			require.NoError(t, err)
+			return rt
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := tc.rt(t)
+			sb := create(t, rt, sandbox.Spec{Image: "rbx/busybox:latest", Mode: sandbox.ModeSession})
+			rep, err := r.Replay(context.Background(), sb, &task.Task{ID: "t"}, tr, tr.Len())
+			require.NoError(t, err, "%+v", rep)
+		})
+	}
 }

@@ -73,7 +73,8 @@ func backspaced(l string) string {
 
 // shown reports whether every non-blank line of want appears in got, in
 // order (blanks around each ignored): what the agent saw is on the
-// terminal, whatever came between or after. The last line the agent saw
+// terminal, whatever came between or after; a line may have more on its
+// left after a blank (another prompt). The last line the agent saw
 // may have been written on since (a progress bar, a line still being
 // printed): it matches a line that starts with it, numbers aside.
 func shown(want, got string) bool {
@@ -86,9 +87,12 @@ func shown(want, got string) bool {
 	gl := strings.Split(got, "\n")
 	j := 0
 	for n, w := range wl {
-		match := func(g string) bool { return g == w }
+		// A line may be longer on the left: the same command after
+		// another prompt (a virtualenv's, a shell without user@host).
+		match := func(g string) bool { return g == w || len(w) >= 4 && strings.HasSuffix(g, " "+w) }
 		if mw := numbers.ReplaceAllString(w, "0"); n == len(wl)-1 && len(strings.Trim(mw, "0 .,:%/")) >= 3 {
-			match = func(g string) bool { return g == w || strings.HasPrefix(numbers.ReplaceAllString(g, "0"), mw) }
+			whole := match
+			match = func(g string) bool { return whole(g) || strings.HasPrefix(numbers.ReplaceAllString(g, "0"), mw) }
 		}
 		for j < len(gl) && !match(strings.TrimSpace(gl[j])) {
 			j++

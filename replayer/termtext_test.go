@@ -49,6 +49,8 @@ func TestShown(t *testing.T) {
 	assert.True(t, shown("Python 3.11.2 (main, Mar 13 2023)\n\n>>>", got), "blank lines aside")
 	assert.False(t, shown("42\n>>> f(21)", got), "out of order")
 	assert.False(t, shown("43", got))
+	assert.True(t, shown("python3\nType \"help\"", "(venv) /app # python3\nType \"help\""), "another prompt on its left")
+	assert.False(t, shown("thon3", "/app # python3"), "whole words only")
 	assert.True(t, shown("Downloading 45%", "Downloading 100%"), "the last line, written on since")
 	assert.False(t, shown("Downloading 45%\nok", "Downloading 100%\nfailed"))
 }
