@@ -35,6 +35,7 @@ func TestLimit(t *testing.T) {
 		{"volatile", trajectory.Step{Action: trajectory.KindShell, Command: "date", Volatile: true}, 4, 2, "volatile"},
 		{"varied output", trajectory.Step{Action: trajectory.KindShell, Command: "ls", Observation: &trajectory.Observation{Pinned: true, Varied: true}}, 4, 2, "differed between verified runs"},
 		{"beyond k", trajectory.Step{Action: trajectory.KindHTTP, URL: "http://x"}, 2, 2, ""},
+		{"keys", trajectory.Step{Action: trajectory.KindKeys, Keys: "vi x\n"}, 4, 2, "a keys step (the terminal and its programs are not cached)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
