@@ -14,6 +14,7 @@ import (
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
 	"github.com/rbx-sandbox/rbx/sandbox/containerd/containerdtest"
+	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
 	"github.com/rbx-sandbox/rbx/sandbox/kubernetes/k8stest"
 	"github.com/rbx-sandbox/rbx/sandbox/local"
 	"github.com/rbx-sandbox/rbx/task"
@@ -159,9 +160,9 @@ func TestIntegrationTerminus2Import(t *testing.T) {
 	require.NoError(t, err, "%+v", rep)
 }
 
-// TestIntegrationTerminalBackends: keystrokes replay on containerd,
-// Kubernetes and the local backend as on Docker (each skips when its
-// backend does not answer): a sleep interrupted by C-c, a file written
+// TestIntegrationTerminalBackends: keystrokes replay on Docker under
+// gVisor (runsc), containerd, Kubernetes and the local backend as on
+// Docker with runc (each skips when its backend does not answer): a sleep interrupted by C-c, a file written
 // from the terminal, checked by a shell step.
 func TestIntegrationTerminalBackends(t *testing.T) {
 	steps := []trajectory.Step{
@@ -177,6 +178,7 @@ func TestIntegrationTerminalBackends(t *testing.T) {
 		name string
 		rt   func(t *testing.T) sandbox.Runtime
 	}{
+		{"docker-runsc", func(t *testing.T) sandbox.Runtime { return dockertest.RunscRuntime(t, "rbx/busybox:latest") }},
 		{"containerd", func(t *testing.T) sandbox.Runtime { return containerdtest.Runtime(t, "rbx/busybox:latest") }},
 		{"kubernetes", func(t *testing.T) sandbox.Runtime { return k8stest.Runtime(t) }},
 		{"local", func(t *testing.T) sandbox.Runtime {
