@@ -120,20 +120,26 @@ func (b *builder) textTurn(msgs []*chatMessage, i int, used map[int]bool, h chat
 		b.add(s, m.raw)
 		return
 	}
-	own := []json.RawMessage{m.raw}
-	var result string
-	if n := i + 1; n < len(msgs) && (msgs[n].Role == "user" || msgs[n].Role == "tool") && len(calls) == 1 {
-		used[n] = true
-		own = append(own, msgs[n].raw)
-		result = text(msgs[n].Content)
+	// The next user (or tool) message is the result of the turn: of its
+	// one call, or of the last of several (Terminus: the terminal after
+	// all its keystrokes), with the messages on the first.
+	var result *chatMessage
+	if n := i + 1; n < len(msgs) && (msgs[n].Role == "user" || msgs[n].Role == "tool") {
+		used[n], result = true, msgs[n]
+	}
+	last := len(calls) - 1
+	for last > 0 && isTurnEnd(calls[last].Name) {
+		last-- // the task marked complete is no action the terminal answered
 	}
 	for j, c := range calls {
 		s := b.m.step(c)
-		if len(calls) == 1 && len(own) == 2 {
-			h.observe(&s, result)
+		var own []json.RawMessage
+		if j == 0 {
+			own = append(own, m.raw)
 		}
-		if j > 0 {
-			own = nil
+		if j == last && result != nil {
+			h.observe(&s, text(result.Content))
+			own = append(own, result.raw)
 		}
 		b.add(s, own...)
 	}

@@ -31,6 +31,6 @@ func importOpenAI(data []byte, id string, c config, rep *Report) (*trajectory.Tr
 		return nil, err
 	}
 	b := newBuilder(c, rep)
-	b.chat(msgs, chatHooks{observe: recordResult})
+	b.chat(msgs, chatHooks{observe: recordResult, textCalls: terminusTextCalls})
 	return b.finish(id)
 }

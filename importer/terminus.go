@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -46,4 +47,51 @@ func terminusScreen(obs string) string {
 	}
 	body = terminusLimited.ReplaceAllString(body, "")
 	return strings.Trim(body, "\n")
+}
+
+// terminusReply is a Terminus turn as its model writes it (JSON, perhaps
+// with text around): Terminus-2's commands with a duration, Terminus-1's
+// with is_blocking and timeout_sec.
+type terminusReply struct {
+	Commands []struct {
+		Keystrokes *string  `json:"keystrokes"`
+		Duration   *float64 `json:"duration"`
+		TimeoutSec *float64 `json:"timeout_sec"`
+	} `json:"commands"`
+	TaskComplete bool `json:"task_complete"`
+	IsComplete   bool `json:"is_task_complete"`
+}
+
+// terminusTextCalls reads the calls of a Terminus turn in a chat log (its
+// messages as terminal-bench's and Harbor's Terminus keep them, without
+// tool calls): each command's keystrokes and wait, then the task marked
+// complete; ok is false for a message that is no Terminus reply.
+func terminusTextCalls(m *chatMessage) ([]call, bool) {
+	t := text(m.Content)
+	start, end := strings.IndexByte(t, '{'), strings.LastIndexByte(t, '}')
+	if start < 0 || end < start {
+		return nil, false
+	}
+	var r terminusReply
+	if json.Unmarshal([]byte(t[start:end+1]), &r) != nil {
+		return nil, false
+	}
+	var calls []call
+	for _, c := range r.Commands {
+		if c.Keystrokes == nil {
+			return nil, false
+		}
+		args := map[string]any{"keystrokes": *c.Keystrokes}
+		switch {
+		case c.Duration != nil:
+			args["duration"] = *c.Duration
+		case c.TimeoutSec != nil:
+			args["duration"] = *c.TimeoutSec
+		}
+		calls = append(calls, call{Name: "bash_command", Args: args})
+	}
+	if r.TaskComplete || r.IsComplete {
+		calls = append(calls, call{Name: "mark_task_complete", Args: map[string]any{}})
+	}
+	return calls, len(r.Commands) > 0
 }

@@ -52,3 +52,28 @@ func TestImportTerminus2ATIF(t *testing.T) {
 	assert.Empty(t, res.Report.UnknownTools)
 	require.NoError(t, tr.Validate())
 }
+
+// TestImportTerminusChat: Terminus' turns in a chat log (its JSON replies
+// in assistant messages, the terminal in the next user message), as
+// terminal-bench's Terminus-1 (is_blocking, timeout_sec) and Terminus-2
+// (duration, task_complete) write them; written for rbx from their
+// response schemas.
+func TestImportTerminusChat(t *testing.T) {
+	msgs := `[{"role": "user", "content": "Create hello.txt.\n\nCurrent terminal state:\nroot@ab12:/app# "},
+	 {"role": "assistant", "content": "{\"state_analysis\": \"empty\", \"explanation\": \"write it\", \"commands\": [{\"keystrokes\": \"echo hi > hello.txt\\n\", \"is_blocking\": true, \"timeout_sec\": 3}, {\"keystrokes\": \"cat hello.txt\\n\", \"is_blocking\": true, \"timeout_sec\": 3}], \"is_task_complete\": false}"},
+	 {"role": "user", "content": "root@ab12:/app# echo hi > hello.txt\nroot@ab12:/app# cat hello.txt\nhi\nroot@ab12:/app# "},
+	 {"role": "assistant", "content": "Done.\n{\"analysis\": \"ok\", \"plan\": \"stop\", \"commands\": [{\"keystrokes\": \"C-c\", \"duration\": 0.5}], \"task_complete\": true}"},
+	 {"role": "user", "content": "Current terminal state:\nNew Terminal Output:\n\nroot@ab12:/app# ^C\nroot@ab12:/app# \n\nAre you sure you want to mark the task as complete?"},
+	 {"role": "assistant", "content": "I am not sure what to do next."}]`
+	res, err := Import(FormatOpenAI, "t.json", []byte(msgs))
+	require.NoError(t, err)
+	s := res.Trajectories[0].Steps
+	require.Len(t, s, 5)
+	assert.Equal(t, []trajectory.Kind{"keys", "keys", "keys", "noop", "noop"}, []trajectory.Kind{s[0].Action, s[1].Action, s[2].Action, s[3].Action, s[4].Action})
+	assert.Equal(t, "3s", s[0].Duration.D().String(), "Terminus-1's timeout_sec")
+	assert.Nil(t, s[0].Observation)
+	assert.Equal(t, "root@ab12:/app# echo hi > hello.txt\nroot@ab12:/app# cat hello.txt\nhi\nroot@ab12:/app# ", s[1].Observation.Output)
+	assert.Equal(t, "root@ab12:/app# ^C\nroot@ab12:/app# ", s[2].Observation.Output, "the last keys, not the completion, has the terminal")
+	assert.Equal(t, "I am not sure what to do next.", s[4].Note)
+	require.NoError(t, res.Trajectories[0].Validate())
+}
