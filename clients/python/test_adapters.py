@@ -25,7 +25,7 @@ sys.path.insert(0, HERE)
 import rbx.skyrl  # noqa: E402
 from rbx import Client, reference_calls  # noqa: E402
 from rbx._tools import observation_text, parse_tool_call  # noqa: E402
-from rbx.trl import RbxToolEnv, reward_func  # noqa: E402
+from rbx.trl import RbxTerminalEnv, RbxToolEnv, reward_func  # noqa: E402
 from test_rbx_client import ROOT, TASK, WRONG, Server  # noqa: E402
 
 
@@ -245,3 +245,40 @@ class ParseTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TerminalAdapterTest(unittest.TestCase):
+    """RbxTerminalEnv against a real `rbx serve` of a task whose agent types
+    into a terminal: its tools are keys and submit; keystrokes reach the
+    terminal and their output comes back; the verifier passes."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="rbx-terminal-test-")
+        task = os.path.join(cls.dir, "tasks", "term")
+        os.makedirs(task)
+        with open(os.path.join(task, "task.yaml"), "w") as f:
+            f.write('id: term\nimage: rbx/busybox:latest\nshell: terminal\nverify: {command: "grep -qx hi greet.txt"}\n')
+        with open(os.path.join(task, "trajectory.json"), "w") as f:
+            json.dump({"id": "term", "task": "task.yaml", "steps": [
+                {"action": "keys", "keys": "echo hi > greet.txt\n", "duration": "1s",
+                 "observation": {"output": "/workspace # echo hi > greet.txt\n/workspace #"}}]}, f)
+        cls.server = Server(os.path.join(cls.dir, "tasks"), os.path.join(cls.dir, "state.db"))
+
+    @classmethod
+    def tearDownClass(cls):
+        code, err = cls.server.stop()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+        assert code == 0, "rbx serve exited %s: %s" % (code, err)
+
+    def test_keys_tool(self):
+        env = RbxTerminalEnv(self.server.url, task="term", checkpoint=0)
+        self.assertEqual(sorted(trl_tools(env)), ["keys", "submit"])
+        env.reset()
+        shown = env.keys("echo $((6 * 7))\n", 2)
+        self.assertIn("42", shown)
+        env.keys("echo hi > greet.txt\n")
+        self.assertEqual(env.get_reward(), 1.0)
+        env.reset()
+        self.assertIn("invalid call", env._step("shell", {"command": "ls"}), "a terminal task offers keys only")
+        self.assertEqual(env.get_reward(), 0.0)

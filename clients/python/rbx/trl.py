@@ -32,7 +32,9 @@ already taken up to k, with their live observations), which TRL appends
 to the prompt. The tools are shell, write_file, read_file, edit_file and
 submit; get_reward() returns the episode's reward (1.0 when the task's
 verifier passed), running the verifier first when the model stopped
-without calling submit; it is not a tool.
+without calling submit; it is not a tool. RbxTerminalEnv is the same for
+a task whose agent types into a terminal (`shell: terminal`): its tools
+are keys (keystrokes, and how long to wait for the terminal) and submit.
 
 trl is not a dependency of rbx-client (nor installable where rbx's tests
 run): this module imports nothing from trl, and its test
@@ -50,18 +52,14 @@ from ._common import RbxError
 from ._tools import observation_text, prefix_text, row_group_key
 from .client import Client, Env
 
-__all__ = ["RbxToolEnv", "reward_func"]
+__all__ = ["RbxTerminalEnv", "RbxToolEnv", "reward_func"]
 
 _RESET_KEYS = ["task", "checkpoint", "prompt"]
 
 
-class RbxToolEnv:
-    """One rollout slot of TRL's GRPOTrainer, bound to an rbx server.
-
-    url and token default to $RBX_URL and $RBX_TOKEN (so the class itself
-    can be the environment_factory); task is the default for rows without
-    a "task" column, checkpoint the default for rows without "checkpoint".
-    The public methods other than reset and get_reward are the tools."""
+class _Episode:
+    """One rollout slot bound to an rbx server: reset, get_reward, submit
+    and the stepping the tools share (RbxToolEnv, RbxTerminalEnv)."""
 
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, task: Optional[str] = None,
                  checkpoint: Any = "auto", cafile: Optional[str] = None, timeout: float = 600.0,
@@ -84,7 +82,7 @@ class RbxToolEnv:
         self._finish()
         task = row.get("task") or self._default_task
         if not task:
-            raise ValueError('RbxToolEnv.reset: the row has no "task" and no default task was given')
+            raise ValueError('%s.reset: the row has no "task" and no default task was given' % type(self).__name__)
         checkpoint = row.get("checkpoint")
         checkpoint = self._default_checkpoint if checkpoint in (None, "") else checkpoint
         if isinstance(checkpoint, str) and checkpoint != "auto":
@@ -102,6 +100,60 @@ class RbxToolEnv:
         the verifier now when the model stopped without calling submit."""
         self._finish()
         return self.reward
+
+    def submit(self) -> str:
+        """Declare the task done: the task's verifier checks the sandbox and the episode ends.
+
+        Returns:
+            The verdict.
+        """
+        if not self._open:
+            return "The episode has ended (reward %.1f)." % self.reward
+        self._finish()
+        return "Submitted: the verifier %s (reward %.1f)." % (
+            "passed" if self.reward > 0 else "did not pass", self.reward)
+
+    # Internals (private: TRL would make public methods tools).
+
+    def _step(self, name: str, arguments: Dict[str, Any]) -> str:
+        if not self._open:
+            return "[the episode has ended; no more actions are carried out]"
+        try:
+            obs, reward, terminated, truncated, info = self._env.step({"name": name, "arguments": arguments})
+        except RbxError as e:
+            if e.code in ("bad_tool_call", "bad_request"):
+                return "[invalid call: %s]" % e.message
+            if e.code in ("episode_finished", "step_limit", "sandbox_lost"):
+                self._open = False
+                return "[the episode has ended: %s]" % e.code
+            raise
+        if "verdict" in info:  # the episode ended with this step (session lost, step limit)
+            self._open, self.verdict, self.reward = False, info["verdict"], float(reward)
+        elif truncated:  # the episode's time ran out: no verdict, reward 0
+            self._open = False
+        return observation_text(obs)
+
+    def _finish(self) -> None:
+        """Evaluate the open episode (its reward) and so release its sandbox."""
+        if not self._open:
+            return
+        self._open = False
+        try:
+            self.verdict = self._env.evaluate()
+            self.reward = float(self.verdict["reward"])
+        except RbxError as e:
+            if e.code not in ("episode_finished", "unknown_episode", "sandbox_lost"):
+                raise
+            self.reward = 0.0
+
+
+class RbxToolEnv(_Episode):
+    """One rollout slot of TRL's GRPOTrainer, bound to an rbx server.
+
+    url and token default to $RBX_URL and $RBX_TOKEN (so the class itself
+    can be the environment_factory); task is the default for rows without
+    a "task" column, checkpoint the default for rows without "checkpoint".
+    The public methods other than reset and get_reward are the tools."""
 
     # Tools.
 
@@ -160,50 +212,25 @@ class RbxToolEnv:
         """
         return self._step("edit_file", {"path": path, "old": old, "new": new})
 
-    def submit(self) -> str:
-        """Declare the task done: the task's verifier checks the sandbox and the episode ends.
+
+class RbxTerminalEnv(_Episode):
+    """One rollout slot for a task whose agent types into a terminal
+    (`shell: terminal`, a Terminus-style policy): its one tool besides
+    submit is keys. Constructed, reset and rewarded as RbxToolEnv."""
+
+    # Tools.
+
+    def keys(self, keystrokes: str, duration: float = 1.0) -> str:
+        """Type into the task's terminal, as tmux send-keys does.
+
+        Args:
+            keystrokes: Text to type ("\\n" is Enter), or one key name alone such as C-c, C-d, Escape, Up.
+            duration: Seconds to wait for the terminal's output (it returns sooner once output settles).
 
         Returns:
-            The verdict.
+            What the terminal showed since: the new output, or the screen of a full-screen program.
         """
-        if not self._open:
-            return "The episode has ended (reward %.1f)." % self.reward
-        self._finish()
-        return "Submitted: the verifier %s (reward %.1f)." % (
-            "passed" if self.reward > 0 else "did not pass", self.reward)
-
-    # Internals (private: TRL would make public methods tools).
-
-    def _step(self, name: str, arguments: Dict[str, Any]) -> str:
-        if not self._open:
-            return "[the episode has ended; no more actions are carried out]"
-        try:
-            obs, reward, terminated, truncated, info = self._env.step({"name": name, "arguments": arguments})
-        except RbxError as e:
-            if e.code in ("bad_tool_call", "bad_request"):
-                return "[invalid call: %s]" % e.message
-            if e.code in ("episode_finished", "step_limit", "sandbox_lost"):
-                self._open = False
-                return "[the episode has ended: %s]" % e.code
-            raise
-        if "verdict" in info:  # the episode ended with this step (session lost, step limit)
-            self._open, self.verdict, self.reward = False, info["verdict"], float(reward)
-        elif truncated:  # the episode's time ran out: no verdict, reward 0
-            self._open = False
-        return observation_text(obs)
-
-    def _finish(self) -> None:
-        """Evaluate the open episode (its reward) and so release its sandbox."""
-        if not self._open:
-            return
-        self._open = False
-        try:
-            self.verdict = self._env.evaluate()
-            self.reward = float(self.verdict["reward"])
-        except RbxError as e:
-            if e.code not in ("episode_finished", "unknown_episode", "sandbox_lost"):
-                raise
-            self.reward = 0.0
+        return self._step("keys", {"keys": keystrokes, "duration": float(duration)})
 
 
 def reward_func(environments: List[RbxToolEnv], **kwargs: Any) -> List[float]:
