@@ -19,13 +19,19 @@ import (
 // loads it as a served entry named id.
 func lostEntry(t *testing.T, id string, commands []string) server.Entry {
 	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "task.yaml"), []byte("id: "+id+
-		"\nimage: rbx/debian:bookworm\nworkdir: /root\nshell: session\nverify: {command: \"true\"}\n"), 0o644))
 	steps := make([]map[string]string, len(commands))
 	for i, c := range commands {
 		steps[i] = map[string]string{"action": "shell", "command": c}
 	}
+	return writeEntry(t, "id: "+id+"\nimage: rbx/debian:bookworm\nworkdir: /root\nshell: session\nverify: {command: \"true\"}\n", id, steps)
+}
+
+// writeEntry writes a task (taskYAML) and its reference trajectory id of
+// steps in a new directory and loads them as a served entry.
+func writeEntry(t *testing.T, taskYAML, id string, steps any) server.Entry {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "task.yaml"), []byte(taskYAML), 0o644))
 	b, err := json.Marshal(map[string]any{"id": id, "task": "task.yaml", "steps": steps})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "trajectory.json"), b, 0o644))

@@ -1,10 +1,7 @@
 package server_test
 
 import (
-	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -13,8 +10,6 @@ import (
 
 	"github.com/rbx-sandbox/rbx/sandbox/docker/dockertest"
 	"github.com/rbx-sandbox/rbx/server"
-	"github.com/rbx-sandbox/rbx/task"
-	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
 // terminalEntry is a task whose agent types into a terminal: a python3
@@ -23,12 +18,6 @@ import (
 // verifier checks both files and that the server is gone.
 func terminalEntry(t *testing.T) server.Entry {
 	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "task.yaml"), []byte(`id: term-serve
-image: rbx/debian:bookworm
-shell: terminal
-verify: {command: "grep -qx 42 answer.txt && grep -qx 'hi Ada' greeting.txt && ! python3 -c \"import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/')\" 2>/dev/null"}
-`), 0o644))
 	const prompt = "root@9d8c7b6a5f4e:/workspace#"
 	key := func(k, wait, saw string) map[string]any {
 		return map[string]any{"action": "keys", "keys": k, "duration": wait, "observation": map[string]any{"output": saw}}
@@ -43,14 +32,11 @@ verify: {command: "grep -qx 42 answer.txt && grep -qx 'hi Ada' greeting.txt && !
 		key("python3 -m http.server 8000\n", "5s", "Serving HTTP on 0.0.0.0 port 8000 (http://0.0.0.0:8000/) ..."),
 		key("C-c", "1s", "Keyboard interrupt received, exiting.\n"+prompt),
 	}
-	b, err := json.Marshal(map[string]any{"id": "term-serve", "task": "task.yaml", "steps": steps})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "trajectory.json"), b, 0o644))
-	tk, err := task.Load(filepath.Join(dir, "task.yaml"))
-	require.NoError(t, err)
-	trs, err := trajectory.Load(filepath.Join(dir, "trajectory.json"))
-	require.NoError(t, err)
-	return server.Entry{Task: tk, Ref: trs[0]}
+	return writeEntry(t, `id: term-serve
+image: rbx/debian:bookworm
+shell: terminal
+verify: {command: "grep -qx 42 answer.txt && grep -qx 'hi Ada' greeting.txt && ! python3 -c \"import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/')\" 2>/dev/null"}
+`, "term-serve", steps)
 }
 
 // TestIntegrationServeTerminal: rbx serve hands out a terminal task's
