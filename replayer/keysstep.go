@@ -76,6 +76,11 @@ func (run *Run) keys(ctx context.Context, s trajectory.Step) (outcome, error) {
 			// what the agent sees is the screen, not the escapes' text.
 			res.output = TermText(screen)
 		}
+		if limit := int(run.task.Limits.Output); limit > 0 && len(res.output) > limit {
+			// The task's output cap, as for a shell step; a terminal's
+			// latest lines are what matter, so its end is kept.
+			res.output, res.truncated = res.output[len(res.output)-limit:], true
+		}
 		switch {
 		case ended != nil:
 			res.lost = true

@@ -3,6 +3,7 @@ package replayer_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -194,4 +195,23 @@ func TestIntegrationTerminalBackends(t *testing.T) {
 			require.NoError(t, err, "%+v", rep)
 		})
 	}
+}
+
+// TestIntegrationTerminalOutputCap: a keys step's output is held to the
+// task's output cap, its end kept (the terminal's latest lines), and
+// marked truncated (local backend).
+func TestIntegrationTerminalOutputCap(t *testing.T) {
+	rt, err := local.New(local.WithBaseDir(t.TempDir()))
+	require.NoError(t, err)
+	sb := create(t, rt, sandbox.Spec{Mode: sandbox.ModeSession})
+	r, err := replayer.New()
+	require.NoError(t, err)
+	tk := &task.Task{ID: "t", Limits: task.Limits{Output: 64}}
+	tr := &trajectory.Trajectory{ID: "term", Task: "t", Steps: []trajectory.Step{keys("seq 1 5000\n", time.Second, "4999\n5000")}}
+	rep, err := r.Replay(context.Background(), sb, tk, tr, 1)
+	require.NoError(t, err)
+	res := rep.Steps[0]
+	assert.True(t, res.Truncated)
+	assert.LessOrEqual(t, len(res.Output), 64)
+	assert.True(t, strings.HasSuffix(res.Output, "#"), "the end kept: the prompt after seq, %q", res.Output)
 }
