@@ -84,3 +84,30 @@ func TestIntegrationServeTerminal(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestIntegrationOpenEnvTerminal: over OpenEnv's /ws, a terminal task's
+// reset lists its one tool (keys, and submit), a keys call types into the
+// terminal and returns what it showed, and the reference's keystrokes
+// reach the verifier's pass.
+func TestIntegrationOpenEnvTerminal(t *testing.T) {
+	rt := dockertest.Runtime(t, "rbx/debian:bookworm")
+	e := terminalEntry(t)
+	h := newHarness(t, rt, []server.Entry{e}, server.WithOpenEnv())
+	c := dialWS(t, h.url)
+	obs, _, done := c.observation(c.send("reset", map[string]any{"task": e.Task.ID, "checkpoint": 0}))
+	require.False(t, done)
+	var names []string
+	for _, tl := range obs["tools"].([]any) {
+		names = append(names, tl.(map[string]any)["name"].(string))
+	}
+	assert.Equal(t, []string{"keys", "submit"}, names)
+	obs, _, _ = c.observation(c.send("step", map[string]any{"name": "keys", "arguments": map[string]any{"keys": "echo $((40 + 2))\n", "duration": "2s"}}))
+	assert.Contains(t, obs["result"], "42")
+	for i := 0; i < e.Ref.Len(); i++ {
+		_, _, done = c.observation(c.send("step", callTool(refCall(t, e.Ref, i))))
+		require.False(t, done, "step %d", i)
+	}
+	_, reward, done := c.observation(c.send("step", map[string]any{"type": "call_tool", "tool_name": "submit", "arguments": map[string]any{}}))
+	assert.True(t, done)
+	assert.EqualValues(t, 1, reward)
+}
