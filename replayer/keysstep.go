@@ -45,7 +45,7 @@ func (run *Run) keys(ctx context.Context, s trajectory.Step) (outcome, error) {
 		return outcome{}, err
 	}
 	if run.term == nil {
-		if run.term, err = startTerminal(ctx, run.sb); err != nil {
+		if run.term, err = startTerminal(ctx, run.sb, run.task.TerminalRows(), run.task.TerminalCols()); err != nil {
 			return outcome{}, err
 		}
 	}

@@ -13,10 +13,7 @@ import (
 	"github.com/rbx-sandbox/rbx/sandbox"
 )
 
-// Terminal size of a replay's terminal: Terminus' tmux window.
 const (
-	termRows = 40
-	termCols = 160
 	// termKeep bounds the terminal output a session keeps (the start of
 	// the current step's output is at most this far back).
 	termKeep = 4 << 20
@@ -45,20 +42,21 @@ type termSession struct {
 }
 
 // startTerminal starts the task's shell (bash, else sh) as a login shell
-// on a new terminal of sb, in the workdir, as the sandbox's user.
-func startTerminal(ctx context.Context, sb Sandbox) (*termSession, error) {
+// on a new terminal of sb of rows by cols, in the workdir, as the
+// sandbox's user.
+func startTerminal(ctx context.Context, sb Sandbox, rows, cols int) (*termSession, error) {
 	term, ok := sb.(sandbox.Terminal)
 	if !ok {
 		return nil, errNoTerminal
 	}
 	proc, err := term.StartTerminal(ctx, sandbox.TerminalRequest{
 		Argv: []string{"/bin/sh", "-c", "command -v bash >/dev/null 2>&1 && exec bash --login; exec sh -l"},
-		Env:  map[string]string{"TERM": "xterm-256color"}, Rows: termRows, Cols: termCols,
+		Env:  map[string]string{"TERM": "xterm-256color"}, Rows: uint16(rows), Cols: uint16(cols),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start terminal: %w", err)
 	}
-	t := &termSession{proc: proc, emu: vt.NewEmulator(termCols, termRows), changed: make(chan struct{}), last: time.Now()}
+	t := &termSession{proc: proc, emu: vt.NewEmulator(cols, rows), changed: make(chan struct{}), last: time.Now()}
 	go t.read()
 	go t.answer()
 	t.settle(ctx)

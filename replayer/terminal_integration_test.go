@@ -215,3 +215,21 @@ func TestIntegrationTerminalOutputCap(t *testing.T) {
 	assert.LessOrEqual(t, len(res.Output), 64)
 	assert.True(t, strings.HasSuffix(res.Output, "#"), "the end kept: the prompt after seq, %q", res.Output)
 }
+
+// TestIntegrationTerminalSize: the terminal has the task's declared size
+// (stty reads it), else Terminus' 40 by 160 (local backend).
+func TestIntegrationTerminalSize(t *testing.T) {
+	rt, err := local.New(local.WithBaseDir(t.TempDir()))
+	require.NoError(t, err)
+	r, err := replayer.New()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		size *task.TerminalSize
+		want string
+	}{{nil, "40 160"}, {&task.TerminalSize{Rows: 12, Cols: 70}, "12 70"}} {
+		sb := create(t, rt, sandbox.Spec{Mode: sandbox.ModeSession})
+		tr := &trajectory.Trajectory{ID: "term", Task: "t", Steps: []trajectory.Step{keys("stty size\n", time.Second, tc.want)}}
+		_, err := r.Replay(context.Background(), sb, &task.Task{ID: "t", Terminal: tc.size}, tr, 1)
+		require.NoError(t, err, tc.want)
+	}
+}

@@ -29,7 +29,7 @@ func toStep(tc ToolCall, vars map[string]string, kinds []trajectory.Kind) (traje
 
 // kindsOf is the actions a policy may call in e's task: keystrokes for a
 // task whose agent types into a terminal, rbx's actions otherwise.
-func kindsOf(e *Entry) []trajectory.Kind { return tools.For(e.Task.Terminal()) }
+func kindsOf(e *Entry) []trajectory.Kind { return tools.For(e.Task.TypesKeys()) }
 
 // toolsOf is the function schemas of e's task's actions.
 func toolsOf(e *Entry) []tools.Tool { return tools.SchemasOf(kindsOf(e)) }

@@ -23,6 +23,9 @@ type Task struct {
 	// by keystrokes (keys) into a terminal, and shell steps (the
 	// verifier's) run in a session.
 	Shell string `json:"shell,omitempty"`
+	// Terminal sizes the terminal keys steps type into (default 40 rows
+	// by 160 columns).
+	Terminal *TerminalSize `json:"terminal,omitempty"`
 	// Limits bound resources and time.
 	Limits Limits `json:"limits,omitempty"`
 	// Network is "none" (default) or "bridge".
@@ -99,12 +102,41 @@ type RubricItem struct {
 // (a Terminus-style policy: its one tool is keys).
 const ShellTerminal = "terminal"
 
-// Terminal reports whether t's agent acts by keystrokes.
-func (t *Task) Terminal() bool { return t.Shell == ShellTerminal }
+// TypesKeys reports whether t's agent acts by keystrokes.
+func (t *Task) TypesKeys() bool { return t.Shell == ShellTerminal }
+
+// TerminalSize is the size of a task's terminal, in characters.
+type TerminalSize struct {
+	Rows int `json:"rows"`
+	Cols int `json:"cols"`
+}
+
+// Default terminal size: Terminus' tmux window.
+const (
+	DefaultTerminalRows = 40
+	DefaultTerminalCols = 160
+)
+
+// TerminalRows and TerminalCols are the size of t's terminal (keys
+// steps): its terminal field's, else the default.
+func (t *Task) TerminalRows() int {
+	if t.Terminal != nil && t.Terminal.Rows > 0 {
+		return t.Terminal.Rows
+	}
+	return DefaultTerminalRows
+}
+
+// TerminalCols: see TerminalRows.
+func (t *Task) TerminalCols() int {
+	if t.Terminal != nil && t.Terminal.Cols > 0 {
+		return t.Terminal.Cols
+	}
+	return DefaultTerminalCols
+}
 
 // SandboxMode is the sandbox session mode of t's shell steps.
 func (t *Task) SandboxMode() string {
-	if t.Terminal() {
+	if t.TypesKeys() {
 		return "session"
 	}
 	return t.Shell

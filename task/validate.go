@@ -51,6 +51,14 @@ func (t *Task) validate(r *source.Reporter) {
 	if !slices.Contains([]string{"", "none", "bridge"}, t.Network) {
 		r.Errorf("network", `%q: expected "none" or "bridge"`, t.Network)
 	}
+	if ts := t.Terminal; ts != nil {
+		if ts.Rows < 2 || ts.Rows > 1000 {
+			r.Errorf("terminal.rows", "%d: expected 2 to 1000", ts.Rows)
+		}
+		if ts.Cols < 2 || ts.Cols > 1000 {
+			r.Errorf("terminal.cols", "%d: expected 2 to 1000", ts.Cols)
+		}
+	}
 	t.Limits.validate(r)
 	t.validateIsolation(r)
 	for _, name := range sortedKeys(t.Services) {
