@@ -85,6 +85,7 @@ func Run(t *testing.T, rt sandbox.Runtime, spec sandbox.Spec) {
 		{"RemoveTwice", s.testRemoveTwice},
 		{"Open", s.testOpen},
 		{"Terminal", s.testTerminal},
+		{"TerminalInterrupt", s.testTerminalInterrupt},
 		{"Stdin", s.testStdin},
 		{"BackgroundJobs", s.testBackgroundJobs},
 		{"BigFiles", s.testBigFiles},

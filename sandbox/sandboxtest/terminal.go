@@ -3,6 +3,8 @@ package sandboxtest
 import (
 	"context"
 	"io"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,4 +43,50 @@ func (s *suite) testTerminal(t *testing.T) {
 	case <-time.After(stepTimeout):
 		t.Fatal("the terminal did not end after its process exited")
 	}
+}
+
+// testTerminalInterrupt checks what typing into a terminal needs of a
+// backend: Ctrl-C reaches the foreground program (the terminal's line
+// discipline turns it into SIGINT for its process group), and the
+// interactive shell goes on.
+func (s *suite) testTerminalInterrupt(t *testing.T) {
+	sb := s.create(t, s.specFor(sandbox.ModeSession))
+	term, ok := sb.(sandbox.Terminal)
+	if !ok {
+		t.Skip("the backend has no terminals")
+	}
+	ctx := context.Background()
+	p, err := term.StartTerminal(ctx, sandbox.TerminalRequest{Argv: []string{"/bin/sh", "-i"}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	var mu sync.Mutex
+	var out strings.Builder
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := p.Read(buf)
+			mu.Lock()
+			out.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	shown := func(what string) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return strings.Contains(out.String(), what)
+		}
+	}
+	_, err = io.WriteString(p, "sleep 100; echo not-interrupted\n")
+	require.NoError(t, err)
+	time.Sleep(500 * time.Millisecond) // sleep is in the foreground
+	_, err = io.WriteString(p, "\x03")
+	require.NoError(t, err)
+	_, err = io.WriteString(p, "echo alive-$((20 + 22))\n")
+	require.NoError(t, err)
+	require.Eventually(t, shown("alive-42"), 20*time.Second, 50*time.Millisecond, "Ctrl-C ended the sleep; the shell answered")
+	_, _ = io.WriteString(p, "exit\n")
 }
