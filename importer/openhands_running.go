@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rbx-sandbox/rbx/task"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
@@ -70,10 +71,12 @@ func ohLeftRunning(content string) (string, time.Duration) {
 // empty command that saw it end waits for it (expecting its exit code,
 // when recorded), one that saw it running is a noop; C-c (C-d, C-z, C-\)
 // interrupts it; a new command the session refused ("is NOT executed")
-// is a noop. Other keystrokes typed into the running program have no
-// faithful equivalent without a terminal: an error naming the step.
+// is a noop. A command the agent typed other input into (a REPL, a
+// prompt) runs instead on the terminal, as in OpenHands' own pane: it
+// and everything sent to it become keys steps (see interactive).
 func resolveRunning(steps []trajectory.Step) error {
-	running := ""
+	typed := interactive(steps)
+	running, onTerminal := "", false
 	for i := range steps {
 		s := &steps[i]
 		out := ""
@@ -81,6 +84,21 @@ func resolveRunning(steps []trajectory.Step) error {
 			out = s.Observation.Output
 		}
 		base := trajectory.Step{Tokens: s.Tokens, Messages: s.Messages}
+		if onTerminal && (s.Action == kindInput || s.Action == kindLeftRunning) {
+			k := ohKeys(*s)
+			if s.Action == kindInput && !ohLeftNote(out) {
+				running, onTerminal = "", false // the program ended
+			}
+			*s = k
+			s.Tokens, s.Messages = base.Tokens, base.Messages
+			continue
+		}
+		if s.Action == kindLeftRunning && running == "" && typed[i] {
+			running, onTerminal = fmt.Sprintf("run-%d", i), true
+			*s = ohKeys(*s)
+			s.Tokens, s.Messages = base.Tokens, base.Messages
+			continue
+		}
 		switch {
 		case s.Action == trajectory.KindShell && running != "" && strings.Contains(out, ohNotExecuted):
 			*s = noop(fmt.Sprintf("%q not executed: the previous command was still running", s.Command))
@@ -107,7 +125,7 @@ func resolveRunning(steps []trajectory.Step) error {
 		default:
 			sig, ok := ohSignals[s.Command]
 			if !ok {
-				return fmt.Errorf("step %d: keystrokes %q typed into a running command: rbx replays no terminal input yet", i, s.Command)
+				return fmt.Errorf("step %d: keystrokes %q typed into a running command that did not start on the terminal", i, s.Command)
 			}
 			still := ohLeftNote(out)
 			*s = bgKillStep(running, sig)
@@ -118,4 +136,56 @@ func resolveRunning(steps []trajectory.Step) error {
 		s.Tokens, s.Messages = base.Tokens, base.Messages
 	}
 	return nil
+}
+
+// interactive marks the commands left running (by their step) that the
+// agent typed input into, other than an interrupt or a wait: those run on
+// the terminal.
+func interactive(steps []trajectory.Step) map[int]bool {
+	typed := map[int]bool{}
+	start := -1
+	for i, s := range steps {
+		out := ""
+		if s.Observation != nil {
+			out = s.Observation.Output
+		}
+		switch {
+		case s.Action == kindLeftRunning && start < 0:
+			start = i
+		case s.Action != kindInput || start < 0:
+		default:
+			if _, signal := ohSignals[s.Command]; !signal && s.Command != "" {
+				typed[start] = true
+			}
+			if !ohLeftNote(out) {
+				start = -1 // it ended
+			}
+		}
+	}
+	return typed
+}
+
+// ohNote matches OpenHands' own lines in a command's observation.
+var ohNote = regexp.MustCompile(`(?m)^\[(The command|Command finished|Current working directory|Python interpreter|Your command|Below is the output)[^\n]*\]\s*$`)
+
+// ohKeys is a command left running, or what the agent sent to it, as a
+// keys step on the terminal: the command or input and Enter (OpenHands
+// presses it after input), an interrupt key alone, a wait as empty keys;
+// the terminal it saw without OpenHands' notes, waited for as long as
+// OpenHands did.
+func ohKeys(s trajectory.Step) trajectory.Step {
+	out := ""
+	if s.Observation != nil {
+		out = s.Observation.Output
+	}
+	_, bound := ohLeftRunning(out)
+	keys := s.Command
+	if _, signal := ohSignals[keys]; !signal && keys != "" {
+		keys += "\n"
+	}
+	k := trajectory.Step{Action: trajectory.KindKeys, Keys: keys, Duration: task.Duration(bound)}
+	if screen := strings.TrimSpace(ohNote.ReplaceAllString(out, "")); screen != "" {
+		k.Observation = &trajectory.Observation{Output: screen}
+	}
+	return k
 }

@@ -51,11 +51,22 @@ func TestOpenHandsLeftRunning(t *testing.T) {
 	require.NotNil(t, s[5].Observation)
 	assert.Equal(t, 2, *s[5].Observation.ExitCode, "the poll that saw make end waits for its status")
 
-	_, err = Import(FormatOpenHands, "oh.json", ohEvents(t,
-		[]any{"python3", false, -1, ">>> "},
-		[]any{"print(1)\n", true, -1, "1\n>>> "}))
-	require.ErrorIs(t, err, ErrUnfaithful)
-	assert.Contains(t, err.Error(), `step 1: keystrokes "print(1)" typed into a running command`)
+	// Input typed into the program (a REPL): it runs on the terminal, as
+	// in OpenHands' pane, and everything sent to it is keys.
+	res, err = Import(FormatOpenHands, "oh.json", ohEvents(t,
+		[]any{"python3", false, -1, ">>> \n[The command has no new output after 10 seconds.]"},
+		[]any{"print(1)\n", true, -1, "1\n>>> \n[The command has no new output after 10 seconds.]"},
+		[]any{"C-d", true, 0, "\n[The command completed with exit code 0.]"},
+		[]any{"ls", false, 0, "a.txt"}))
+	require.NoError(t, err)
+	s = res.Trajectories[0].Steps
+	require.Len(t, s, 4)
+	assert.Equal(t, []trajectory.Kind{"keys", "keys", "keys", "shell"}, []trajectory.Kind{s[0].Action, s[1].Action, s[2].Action, s[3].Action})
+	assert.Equal(t, "python3\n", s[0].Keys)
+	assert.Equal(t, ">>>", s[0].Observation.Output, "OpenHands' note dropped")
+	assert.Equal(t, "10s", s[0].Duration.D().String())
+	assert.Equal(t, "print(1)\n", s[1].Keys)
+	assert.Equal(t, "C-d", s[2].Keys)
 }
 
 // TestLeftRunningInChat: the same from OpenHands' tool calls in an OpenAI

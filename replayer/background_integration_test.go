@@ -124,3 +124,32 @@ func TestIntegrationAgentsBackground(t *testing.T) {
 		})
 	}
 }
+
+// TestIntegrationOpenHandsREPL: an OpenHands run that typed into a
+// program it left running (python3's REPL) replays on the terminal, as in
+// OpenHands' own pane: the REPL's answers are checked, its state is the
+// agent's, and the commands after it run as usual (Docker).
+func TestIntegrationOpenHandsREPL(t *testing.T) {
+	rt := dockerRuntime(t, "rbx/debian:bookworm")
+	note := "\n[The command has no new output after 10 seconds. You may wait longer to see additional output by sending empty command '', send other commands to interact with the current process, or send keys to interrupt/kill the command.]"
+	var events []map[string]any
+	for _, e := range [][]map[string]any{
+		ohRun(1, "python3", false, -1, ">>> "+note),
+		ohRun(3, "x = 6 * 7", true, -1, ">>> x = 6 * 7\n>>> "+note),
+		ohRun(5, "open('/tmp/x.txt', 'w').write(str(x))", true, -1, ">>> open('/tmp/x.txt', 'w').write(str(x))\n2\n>>> "+note),
+		ohRun(7, "C-d", true, 0, "\n[The command completed with exit code 0.]"),
+		ohRun(9, "cat /tmp/x.txt", false, 0, "42"),
+	} {
+		events = append(events, e...)
+	}
+	doc, err := json.Marshal(events)
+	require.NoError(t, err)
+	res, err := importer.Import(importer.FormatAuto, "oh.json", doc)
+	require.NoError(t, err)
+	tr := res.Trajectories[0]
+	r, err := replayer.New()
+	require.NoError(t, err)
+	sb := create(t, rt, sandbox.Spec{Image: "rbx/debian:bookworm", Mode: sandbox.ModeSession})
+	rep, err := r.Replay(context.Background(), sb, &task.Task{ID: "t"}, tr, tr.Len())
+	require.NoError(t, err, "%+v", rep)
+}
