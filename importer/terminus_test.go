@@ -1,6 +1,9 @@
 package importer
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,4 +79,38 @@ func TestImportTerminusChat(t *testing.T) {
 	assert.Equal(t, "root@ab12:/app# ^C\nroot@ab12:/app# ", s[2].Observation.Output, "the last keys, not the completion, has the terminal")
 	assert.Equal(t, "I am not sure what to do next.", s[4].Note)
 	require.NoError(t, res.Trajectories[0].Validate())
+}
+
+// TestTerminusLogs: terminal-bench's Terminus episode folders read as
+// the chat they hold: each turn's keystrokes, the next prompt (the
+// terminal after them) their last command's; a final episode with no
+// response ends the run; a gap is an error.
+func TestTerminusLogs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(ep int, name, content string) {
+		d := filepath.Join(dir, fmt.Sprintf("episode-%d", ep))
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, name), []byte(content), 0o644))
+	}
+	write(0, "prompt.txt", "Create hello.txt.\n\nCurrent terminal state:\nroot@ab12:/app# ")
+	write(0, "response.json", `{"state_analysis": "empty", "explanation": "write", "commands": [{"keystrokes": "echo hi > hello.txt\n", "is_blocking": true, "timeout_sec": 2}], "is_task_complete": false}`)
+	write(1, "prompt.txt", "root@ab12:/app# echo hi > hello.txt\nroot@ab12:/app# ")
+	write(1, "response.json", `{"state_analysis": "done", "explanation": "check", "commands": [{"keystrokes": "cat hello.txt\n", "is_blocking": true, "timeout_sec": 2}], "is_task_complete": true}`)
+	write(2, "prompt.txt", "root@ab12:/app# cat hello.txt\nhi\nroot@ab12:/app# ")
+	require.True(t, IsTerminusLogs(dir))
+	data, err := TerminusLogsChat(dir)
+	require.NoError(t, err)
+	res, err := Import(FormatOpenAI, dir, data)
+	require.NoError(t, err)
+	s := res.Trajectories[0].Steps
+	require.Len(t, s, 3)
+	assert.Equal(t, []trajectory.Kind{"keys", "keys", "noop"}, []trajectory.Kind{s[0].Action, s[1].Action, s[2].Action})
+	assert.Equal(t, "root@ab12:/app# echo hi > hello.txt\nroot@ab12:/app# ", s[0].Observation.Output)
+	assert.Equal(t, "root@ab12:/app# cat hello.txt\nhi\nroot@ab12:/app# ", s[1].Observation.Output)
+	assert.Len(t, res.Trajectories[0].Messages, 1, "the first prompt, for prefill")
+
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "episode-1")))
+	_, err = TerminusLogsChat(dir)
+	assert.ErrorContains(t, err, "episode-1 missing")
+	assert.False(t, IsTerminusLogs(t.TempDir()))
 }

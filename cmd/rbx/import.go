@@ -36,7 +36,8 @@ func newImportCmd(s Streams, logger func() *slog.Logger) *cobra.Command {
 		Long: `Import converts what other tools write into native rbx files.
 
 Trajectory formats (SRC is a file): openai, atif, swe-agent, mini-swe-agent, openhands,
-native, or auto (detected). Tool calls become actions through the tool map (docs/formats.md,
+native, or auto (detected); terminal-bench's Terminus log folders (episode-N/prompt.txt and
+response.json) are read as the chat they hold. Tool calls become actions through the tool map (docs/formats.md,
 extend it with --tools-map FILE); calls of unknown tools are kept as noop steps and listed.
 Each trajectory is written to DIR/<id>.json.
 
@@ -108,7 +109,15 @@ func runImport(ctx context.Context, s Streams, log *slog.Logger, o *importOption
 
 // importFile imports one trajectory file; errors in the input are usage errors.
 func importFile(f importer.Format, path, toolsMap, taskRef, id string) (*importer.Result, error) {
-	data, err := os.ReadFile(path)
+	var data []byte
+	var err error
+	if importer.IsTerminusLogs(path) && (f == importer.FormatAuto || f == importer.FormatOpenAI) {
+		// terminal-bench's Terminus episode folders: the chat they hold.
+		data, err = importer.TerminusLogsChat(path)
+		f = importer.FormatOpenAI
+	} else {
+		data, err = os.ReadFile(path)
+	}
 	if err != nil {
 		return nil, usageError("import: %w", err)
 	}
