@@ -111,3 +111,48 @@ func TestIntegrationOpenEnvTerminal(t *testing.T) {
 	assert.True(t, done)
 	assert.EqualValues(t, 1, reward)
 }
+
+// TestIntegrationServeTerminalEditor: through rbx serve, at every k, a
+// file edited in vi (insert mode, text, Escape, :wq) and paged with less
+// (busybox): the episode's terminal holds the editor where the
+// reference's did, the policy's keystrokes finish the edit, the verifier
+// passes.
+func TestIntegrationServeTerminalEditor(t *testing.T) {
+	rt := dockertest.Runtime(t, "rbx/busybox:latest")
+	key := func(k, wait, saw string) map[string]any {
+		s := map[string]any{"action": "keys", "keys": k, "duration": wait}
+		if saw != "" {
+			s["observation"] = map[string]any{"output": saw}
+		}
+		return s
+	}
+	e := writeEntry(t, "id: term-vi\nimage: rbx/busybox:latest\nshell: terminal\n"+
+		`verify: {command: "printf 'hello from vi\\nsecond line\\n' | cmp - notes.txt"}`+"\n", "term-vi", []map[string]any{
+		key("vi notes.txt\n", "2s", "~\n~"),
+		key("i", "1s", ""),
+		key("hello from vi\nsecond line", "1s", "hello from vi\nsecond line"),
+		key("Escape", "1s", ""),
+		key(":wq\n", "2s", "/workspace #"),
+		key("less notes.txt\n", "2s", "hello from vi\nsecond line"),
+		key("q", "1s", "/workspace #"),
+	})
+	h := newHarness(t, rt, []server.Entry{e})
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 3)
+	for k := 0; k <= e.Ref.Len(); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ep := h.reset("term-vi", k)
+			for i := k; i < e.Ref.Len(); i++ {
+				sr := h.step(ep.ID, refCall(t, e.Ref, i), false)
+				assert.False(t, sr.Terminated, "k = %d, step %d: %+v", k, i, sr.Observation)
+			}
+			er := h.evaluate(ep.ID)
+			assert.Equal(t, 1.0, er.Reward, "k = %d: %+v", k, er)
+		}()
+	}
+	wg.Wait()
+}
