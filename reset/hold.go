@@ -2,6 +2,7 @@ package reset
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -31,6 +32,11 @@ type Hold struct {
 // group as demand for the class and the checkpoint. Staged sandboxes are
 // not counted: a member that gets one leaves its claim for Close.
 func (r *Resetter) Hold(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k, n int) (*Hold, error) {
+	if b := r.Budget(); b != nil && n > b.Max() {
+		// Never satisfiable, however many sandboxes come back: not a
+		// wait, and not worth a retry.
+		return nil, &Error{Task: tk.ID, K: k, Err: fmt.Errorf("hold %d sandboxes: %w: expected 1 to %d (--max-sandboxes)", n, capacity.ErrTooLarge, b.Max())}
+	}
 	tp, err := r.taskPool(tk)
 	if err != nil {
 		return nil, &Error{Task: tk.ID, K: k, Err: err}

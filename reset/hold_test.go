@@ -81,3 +81,29 @@ func TestHoldGroupsNeverDeadlock(t *testing.T) {
 	assert.LessOrEqual(t, peak, budget)
 	assert.LessOrEqual(t, b.Stats().Peak, budget)
 }
+
+// TestHoldGroupOverBudget: a group larger than the whole budget is
+// refused at once with capacity.ErrTooLarge, idle sandboxes or not: no
+// wait, and nothing a retry could change.
+func TestHoldGroupOverBudget(t *testing.T) {
+	rt, err := local.New()
+	require.NoError(t, err)
+	rp, err := replayer.New()
+	require.NoError(t, err)
+	b, err := capacity.New(2)
+	require.NoError(t, err)
+	r, err := reset.New(rt, rp, reset.WithBudget(b), reset.WithWarm(2), reset.WithPoolOptions(pool.WithSize(2)),
+		reset.WithCapacityWait(5*time.Second))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close(context.Background()) })
+	tk, traj := trivial("big", 1)
+	tk.Image = ""
+	ctx := context.Background()
+	h, err := r.Hold(ctx, tk, traj, 1, 2) // warms the class: idle sandboxes after
+	require.NoError(t, err)
+	h.Close()
+	start := time.Now()
+	_, err = r.Hold(ctx, tk, traj, 1, 3)
+	require.ErrorIs(t, err, capacity.ErrTooLarge)
+	assert.Less(t, time.Since(start), time.Second, "refused at once, not after the capacity wait")
+}

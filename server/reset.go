@@ -37,8 +37,11 @@ func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetRespons
 	if req.Group == 0 {
 		req.Group = 1
 	}
-	if req.Group < 1 || req.Group > s.cfg.maxGroup {
-		return ResetResponse{}, apiErr(http.StatusBadRequest, CodeBadRequest, "group %d: expected 1 to %d", req.Group, s.cfg.maxGroup)
+	if limit := min(s.cfg.maxGroup, s.cfg.maxOpen); req.Group < 1 || req.Group > limit {
+		// A group no budget can ever hold is the caller's error: 400,
+		// never retryable (a 429 would have it retried forever).
+		return ResetResponse{}, apiErr(http.StatusBadRequest, CodeBadRequest, "group %d: expected 1 to %d (--max-group, --max-episodes)", req.Group, limit).
+			With("retryable", false)
 	}
 	e, k, purpose, aerr := s.pick(req)
 	if aerr != nil {

@@ -121,6 +121,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			rock.WriteFailed(sw, "unauthorized", "missing or wrong bearer token (XRL-Authorization: Bearer TOKEN)")
 			return
 		case rockAPI && r.ContentLength > limit:
+			drainBody(sw, r)
 			rock.WriteFailed(sw, "invalid parameter", fmt.Sprintf("request body of %d bytes over the %d-byte limit", r.ContentLength, limit))
 			return
 		}
@@ -133,12 +134,27 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			return
 		}
 		if r.ContentLength > limit {
+			drainBody(sw, r)
 			s.writeError(sw, apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body of %d bytes over the %d-byte limit", r.ContentLength, limit))
 			return
 		}
 		r.Body = http.MaxBytesReader(sw, r.Body, limit)
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// drainMax bounds the oversized body read before it is refused.
+const drainMax = 64 << 20
+
+// drainBody reads an oversized request body (up to drainMax) before it is
+// refused, so that the client, still sending, reads the 413 instead of a
+// connection reset; beyond drainMax the connection is closed after the
+// answer.
+func drainBody(w http.ResponseWriter, r *http.Request) {
+	n, _ := io.CopyN(io.Discard, r.Body, drainMax)
+	if n == drainMax {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 // statusWriter remembers the status written.

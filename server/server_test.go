@@ -1,7 +1,11 @@
 package server_test
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -103,7 +107,7 @@ func forkOf(t *testing.T, h *harness, id string, at int) string {
 
 func TestErrorCodes(t *testing.T) {
 	e := runShPath(t)
-	h := newHarness(t, nil, []server.Entry{e}, server.WithMaxBody(4096))
+	h := newHarness(t, nil, []server.Entry{e}, server.WithMaxBody(4096), server.WithMaxEpisodes(4))
 	ep := h.reset(e.Task.ID, 11)
 	big := strings.Repeat("x", 8192)
 	tests := []struct {
@@ -117,6 +121,7 @@ func TestErrorCodes(t *testing.T) {
 		{"bad checkpoint", "POST", "/v1/reset", map[string]any{"task": e.Task.ID, "checkpoint": 13}, 400, server.CodeBadCheckpoint},
 		{"bad checkpoint word", "POST", "/v1/reset", map[string]any{"task": e.Task.ID, "checkpoint": "soon"}, 400, server.CodeBadRequest},
 		{"group too large", "POST", "/v1/reset", map[string]any{"task": e.Task.ID, "group": 1000}, 400, server.CodeBadRequest},
+		{"group over --max-episodes", "POST", "/v1/reset", map[string]any{"task": e.Task.ID, "group": 5}, 400, server.CodeBadRequest},
 		{"unknown field", "POST", "/v1/reset", map[string]any{"task": e.Task.ID, "tsk": 1}, 400, server.CodeBadRequest},
 		{"too large", "POST", "/v1/reset", map[string]any{"task": big}, 413, server.CodeTooLarge},
 		{"unknown tool", "POST", "/v1/episodes/" + ep.ID + "/step", map[string]any{"tool_call": map[string]any{"name": "sudo"}}, 400, server.CodeBadToolCall},
@@ -136,6 +141,21 @@ func TestErrorCodes(t *testing.T) {
 			assert.Equal(t, tt.code, errorCode(t, raw))
 		})
 	}
+	// A body of 16 MB is read, then refused with 413: a client that sends
+	// it whole before reading (as Python's http.client does) is not cut
+	// off mid-body by a reset connection, and reads the answer.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(h.url, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	body := strings.Repeat("y", 16<<20)
+	_, err = fmt.Fprintf(conn, "POST /v1/reset HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+	require.NoError(t, err)
+	_, err = io.WriteString(conn, body)
+	require.NoError(t, err, "the whole body was taken")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
 	// Finished episodes answer episode_finished.
 	code, _ := h.call("POST", "/v1/episodes/"+ep.ID+"/close", nil, nil)
 	require.Equal(t, http.StatusOK, code)
