@@ -201,9 +201,8 @@ func resolvePatches(steps []trajectory.Step) ([]trajectory.Step, error) {
 			out = append(out, s)
 			continue
 		}
-		if s.Observation != nil && (s.Observation.ExitCode != nil && *s.Observation.ExitCode != 0 || patchFailed.MatchString(strings.TrimSpace(s.Observation.Output))) {
-			out = append(out, trajectory.Step{Action: trajectory.KindNoop, Tokens: s.Tokens, Messages: s.Messages,
-				Note: "apply_patch not applied by the agent's tool: " + quoteLine(s.Observation.Output)})
+		if failedWhenRecorded(s) || patchFailed.MatchString(strings.TrimSpace(recorded(s))) {
+			out = append(out, declinedStep(s, "apply_patch", recorded(s)))
 			continue
 		}
 		ops, err := parsePatch(s.Command)

@@ -47,10 +47,7 @@ func atifResults(steps []ATIFStep) atifResultIndex {
 			if r.SourceCallID == "" && len(st.Observation.Results) == 1 && len(st.ToolCalls) > 1 {
 				// One result for a turn of several calls (Terminus: the
 				// terminal after all its keystrokes): the last call's.
-				r.SourceCallID = st.ToolCalls[len(st.ToolCalls)-1].ToolCallID
-				if isTurnEnd(st.ToolCalls[len(st.ToolCalls)-1].FunctionName) && len(st.ToolCalls) > 1 {
-					r.SourceCallID = st.ToolCalls[len(st.ToolCalls)-2].ToolCallID
-				}
+				r.SourceCallID = st.ToolCalls[lastActing(len(st.ToolCalls), func(j int) string { return st.ToolCalls[j].FunctionName })].ToolCallID
 			}
 			if r.SourceCallID == "" {
 				idx.unbound[i] = append(idx.unbound[i], r)
@@ -62,8 +59,18 @@ func atifResults(steps []ATIFStep) atifResultIndex {
 	return idx
 }
 
-// isTurnEnd reports whether a call only ends the agent's turn or run
-// (Terminus' mark_task_complete): a turn's one result is not its.
+// lastActing is the index of the last of a turn's n calls (named by
+// name) that acts, not counting those that only end the turn or the run
+// (Terminus' mark_task_complete): the call a turn's one result answers.
+func lastActing(n int, name func(int) string) int {
+	last := n - 1
+	for last > 0 && isTurnEnd(name(last)) {
+		last--
+	}
+	return last
+}
+
+// isTurnEnd reports whether a call only ends the agent's turn or run.
 func isTurnEnd(name string) bool {
 	switch strings.ToLower(name) {
 	case "mark_task_complete", "task_complete", "submit", "finish":

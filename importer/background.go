@@ -116,11 +116,7 @@ func resolveBackground(steps []trajectory.Step) error {
 	n := 0
 	for i := range steps {
 		s := &steps[i]
-		result := ""
-		if s.Observation != nil {
-			result = s.Observation.Output
-		}
-		base := trajectory.Step{Tokens: s.Tokens, Messages: s.Messages}
+		result := recorded(*s)
 		switch s.Action {
 		case kindBgStart:
 			n++
@@ -129,23 +125,23 @@ func resolveBackground(steps []trajectory.Step) error {
 				key = m[1]
 			}
 			started[key] = true
-			*s = bgStartStep(key, s.Command, "", 0)
+			replace(s, bgStartStep(key, s.Command, "", 0))
 		case kindBgOutput, kindBgKill:
 			key := s.Note
 			if !started[key] {
 				if result == "" || !errorStart.MatchString(strings.TrimSpace(result)) {
 					return fmt.Errorf("step %d (%s %s): no background command with that id was started before", i, s.Action, key)
 				}
-				*s = noop(fmt.Sprintf("%s %s not applied by the agent's tool: %s", s.Action, key, quoteLine(result)))
+				*s = declinedStep(*s, fmt.Sprintf("%s %s", s.Action, key), result)
 				break
 			}
 			if s.Action == kindBgKill {
-				*s = bgKillStep(key, "TERM")
+				replace(s, bgKillStep(key, "TERM"))
 				break
 			}
 			st := ccBgStatus.FindStringSubmatch(result)
 			if st == nil || st[1] == "running" {
-				*s = noop(fmt.Sprintf("BashOutput %s: still running", key))
+				replace(s, noop(fmt.Sprintf("BashOutput %s: still running", key)))
 				break
 			}
 			var code *int
@@ -154,11 +150,8 @@ func resolveBackground(steps []trajectory.Step) error {
 					code = &c
 				}
 			}
-			*s = bgWaitStep(key, code)
-		default:
-			continue
+			replace(s, bgWaitStep(key, code))
 		}
-		s.Tokens, s.Messages = base.Tokens, base.Messages
 	}
 	return nil
 }

@@ -127,10 +127,7 @@ func (b *builder) textTurn(msgs []*chatMessage, i int, used map[int]bool, h chat
 	if n := i + 1; n < len(msgs) && (msgs[n].Role == "user" || msgs[n].Role == "tool") {
 		used[n], result = true, msgs[n]
 	}
-	last := len(calls) - 1
-	for last > 0 && isTurnEnd(calls[last].Name) {
-		last-- // the task marked complete is no action the terminal answered
-	}
+	last := lastActing(len(calls), func(j int) string { return calls[j].Name })
 	for j, c := range calls {
 		s := b.m.step(c)
 		var own []json.RawMessage

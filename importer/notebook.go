@@ -79,11 +79,10 @@ func resolveNotebooks(steps []trajectory.Step) {
 		if s.Action != kindNotebook {
 			continue
 		}
-		if s.Observation != nil && s.Observation.ExitCode != nil && *s.Observation.ExitCode != 0 {
-			*s = trajectory.Step{Action: trajectory.KindNoop, Tokens: s.Tokens, Messages: s.Messages,
-				Note: "NotebookEdit not applied by the agent's tool: " + quoteLine(s.Observation.Output)}
+		if failedWhenRecorded(*s) {
+			*s = declinedStep(*s, "NotebookEdit", recorded(*s))
 			continue
 		}
-		*s = trajectory.Step{Action: trajectory.KindShell, Command: s.Command, Compare: "ignore", Tokens: s.Tokens, Messages: s.Messages}
+		replace(s, trajectory.Step{Action: trajectory.KindShell, Command: s.Command, Compare: "ignore"})
 	}
 }

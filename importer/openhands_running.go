@@ -79,61 +79,41 @@ func resolveRunning(steps []trajectory.Step) error {
 	running, onTerminal := "", false
 	for i := range steps {
 		s := &steps[i]
-		out := ""
-		if s.Observation != nil {
-			out = s.Observation.Output
-		}
-		base := trajectory.Step{Tokens: s.Tokens, Messages: s.Messages}
-		if onTerminal && (s.Action == kindInput || s.Action == kindLeftRunning) {
-			k := ohKeys(*s)
+		out := recorded(*s)
+		switch {
+		case onTerminal && (s.Action == kindInput || s.Action == kindLeftRunning):
 			if s.Action == kindInput && !ohLeftNote(out) {
 				running, onTerminal = "", false // the program ended
 			}
-			*s = k
-			s.Tokens, s.Messages = base.Tokens, base.Messages
-			continue
-		}
-		if s.Action == kindLeftRunning && running == "" && typed[i] {
+			replace(s, ohKeys(*s))
+		case s.Action == kindLeftRunning && running == "" && typed[i]:
 			running, onTerminal = fmt.Sprintf("run-%d", i), true
-			*s = ohKeys(*s)
-			s.Tokens, s.Messages = base.Tokens, base.Messages
-			continue
-		}
-		switch {
-		case s.Action == trajectory.KindShell && running != "" && strings.Contains(out, ohNotExecuted):
-			*s = noop(fmt.Sprintf("%q not executed: the previous command was still running", s.Command))
-		case s.Action == kindLeftRunning && running != "":
-			*s = noop(fmt.Sprintf("%q not executed: the previous command was still running", s.Command))
+			replace(s, ohKeys(*s))
+		case s.Action == trajectory.KindShell && running != "" && strings.Contains(out, ohNotExecuted),
+			s.Action == kindLeftRunning && running != "":
+			replace(s, noop(fmt.Sprintf("%q not executed: the previous command was still running", s.Command)))
 		case s.Action == kindLeftRunning:
 			running = fmt.Sprintf("run-%d", i)
 			last, bound := ohLeftRunning(out)
-			*s = bgStartStep(running, s.Command, last, bound)
+			replace(s, bgStartStep(running, s.Command, last, bound))
 		case s.Action != kindInput:
-			continue
 		case running == "":
-			*s = noop(fmt.Sprintf("%q sent with no command running", s.Command))
+			replace(s, noop(fmt.Sprintf("%q sent with no command running", s.Command)))
+		case s.Command == "" && ohLeftNote(out):
+			replace(s, noop("the agent waited; the command was still running"))
 		case s.Command == "":
-			if ohLeftNote(out) {
-				*s = noop("the agent waited; the command was still running")
-				break
-			}
-			var code *int
-			if s.Observation != nil {
-				code = s.Observation.ExitCode
-			}
-			*s, running = bgWaitStep(running, code), ""
+			replace(s, bgWaitStep(running, recordedCode(*s)))
+			running = ""
 		default:
 			sig, ok := ohSignals[s.Command]
 			if !ok {
 				return fmt.Errorf("step %d: keystrokes %q typed into a running command that did not start on the terminal", i, s.Command)
 			}
-			still := ohLeftNote(out)
-			*s = bgKillStep(running, sig)
-			if !still {
-				running = ""
+			replace(s, bgKillStep(running, sig))
+			if !ohLeftNote(out) {
+				running = "" // the interrupt ended it
 			}
 		}
-		s.Tokens, s.Messages = base.Tokens, base.Messages
 	}
 	return nil
 }
@@ -145,10 +125,7 @@ func interactive(steps []trajectory.Step) map[int]bool {
 	typed := map[int]bool{}
 	start := -1
 	for i, s := range steps {
-		out := ""
-		if s.Observation != nil {
-			out = s.Observation.Output
-		}
+		out := recorded(s)
 		switch {
 		case s.Action == kindLeftRunning && start < 0:
 			start = i
@@ -174,10 +151,7 @@ var ohNote = regexp.MustCompile(`(?m)^\[(The command|Command finished|Current wo
 // the terminal it saw without OpenHands' notes, waited for as long as
 // OpenHands did.
 func ohKeys(s trajectory.Step) trajectory.Step {
-	out := ""
-	if s.Observation != nil {
-		out = s.Observation.Output
-	}
+	out := recorded(s)
 	_, bound := ohLeftRunning(out)
 	keys := s.Command
 	if _, signal := ohSignals[keys]; !signal && keys != "" {

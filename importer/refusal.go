@@ -79,8 +79,7 @@ func recordFailure(s *trajectory.Step, result string) {
 		s.Observation = &trajectory.Observation{Output: result, ExitCode: &one}
 		return
 	}
-	*s = trajectory.Step{Action: trajectory.KindNoop, Tokens: s.Tokens, Messages: s.Messages,
-		Note: fmt.Sprintf("%s %s not applied by the agent's tool: %s", s.Action, s.Path, quoteLine(result))}
+	*s = declinedStep(*s, fmt.Sprintf("%s %s", s.Action, s.Path), result)
 }
 
 // firstLines is the first n lines of s.

@@ -62,25 +62,19 @@ func undoable(s trajectory.Step) bool {
 	if s.Action != trajectory.KindEditFile && s.Action != trajectory.KindWriteFile {
 		return false
 	}
-	return s.Observation == nil || s.Observation.ExitCode == nil || *s.Observation.ExitCode == 0
+	return !failedWhenRecorded(s)
 }
 
 // resolveUndo rewrites undo step s, last being the edit it reverts (nil
 // when the importer saw none).
 func resolveUndo(s *trajectory.Step, last *trajectory.Step) error {
-	result := ""
-	if s.Observation != nil {
-		result = s.Observation.Output
-	}
-	base := trajectory.Step{Tokens: s.Tokens, Messages: s.Messages}
+	result := recorded(*s)
 	if declined(result) || (result != "" && !undoWorked.MatchString(result)) {
-		base.Action, base.Note = trajectory.KindNoop, "undo_edit "+s.Path+" not applied by the agent's tool: "+quoteLine(result)
-		*s = base
+		*s = declinedStep(*s, "undo_edit "+s.Path, result)
 		return nil
 	}
 	if content, ok := restoredFile(result); ok {
-		base.Action, base.Path, base.Content = trajectory.KindWriteFile, s.Path, &content
-		*s = base
+		replace(s, trajectory.Step{Action: trajectory.KindWriteFile, Path: s.Path, Content: &content})
 		return nil
 	}
 	if last == nil {
@@ -88,17 +82,16 @@ func resolveUndo(s *trajectory.Step, last *trajectory.Step) error {
 	}
 	switch {
 	case last.Action == trajectory.KindWriteFile:
-		base.Action, base.Note = trajectory.KindNoop, "undo_edit "+s.Path+": a create's undo writes back what it created"
+		replace(s, noop("undo_edit "+s.Path+": a create's undo writes back what it created"))
 	case last.Old != nil && last.New != nil && *last.New != "" && !last.All:
-		base.Action, base.Path, base.Old, base.New = trajectory.KindEditFile, s.Path, last.New, last.Old
+		replace(s, trajectory.Step{Action: trajectory.KindEditFile, Path: s.Path, Old: last.New, New: last.Old})
 	case last.InsertLine != nil && last.Text != nil:
 		n := max(1, strings.Count(strings.TrimSuffix(*last.Text, "\n"), "\n")+1)
-		base.Action, base.Path = trajectory.KindEditFile, s.Path
-		base.Range, base.Text = &trajectory.Range{Start: *last.InsertLine + 1, End: *last.InsertLine + n}, new(string)
+		replace(s, trajectory.Step{Action: trajectory.KindEditFile, Path: s.Path,
+			Range: &trajectory.Range{Start: *last.InsertLine + 1, End: *last.InsertLine + n}, Text: new(string)})
 	default:
 		return fmt.Errorf("its result is clipped and the edit it reverts (%s) cannot be reversed from its arguments", describeEdit(*last))
 	}
-	*s = base
 	return nil
 }
 
