@@ -41,10 +41,11 @@ type exitStatus interface{ ExitStatus() int }
 
 // executor returns the exec executor for args in a container of pod:
 // WebSocket (the API's current protocol), falling back to SPDY for API
-// servers or proxies that refuse the WebSocket upgrade.
-func (r *Runtime) executor(pod, container string, args []string, stdin bool) (remotecommand.Executor, error) {
+// servers or proxies that refuse the WebSocket upgrade. With tty the
+// process gets a terminal, which carries its stderr too.
+func (r *Runtime) executor(pod, container string, args []string, stdin, tty bool) (remotecommand.Executor, error) {
 	u := r.cs.CoreV1().RESTClient().Post().Namespace(r.namespace).Resource("pods").Name(pod).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: container, Command: args, Stdin: stdin, Stdout: true, Stderr: true},
+		VersionedParams(&corev1.PodExecOptions{Container: container, Command: args, Stdin: stdin, Stdout: true, Stderr: !tty, TTY: tty},
 			scheme.ParameterCodec).URL()
 	ws, err := remotecommand.NewWebSocketExecutor(r.rest, "GET", u.String())
 	if err != nil {
@@ -74,7 +75,7 @@ func (s *Sandbox) runErr(ctx context.Context, args []string, stdin io.Reader, ou
 
 // runIn is runErr in one of the pod's containers.
 func (s *Sandbox) runIn(ctx context.Context, container string, args []string, stdin io.Reader, out, errOut io.Writer) (*proc, error) {
-	ex, err := s.rt.executor(s.id, container, args, stdin != nil)
+	ex, err := s.rt.executor(s.id, container, args, stdin != nil, false)
 	if err != nil {
 		return nil, fmt.Errorf("exec %q: %w", args[0], err)
 	}

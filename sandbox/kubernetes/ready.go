@@ -150,7 +150,7 @@ func (r *Runtime) readyProbe(ctx context.Context, p *corev1.Pod) error {
 	if wd := p.Annotations[sandbox.AnnotationWorkdir]; wd != "" {
 		script = busybox + " mkdir -p -- " + session.Quote(wd) + " 2>/dev/null; " + script
 	}
-	ex, err := r.executor(p.Name, containerName, []string{busybox, "sh", "-c", script}, false)
+	ex, err := r.executor(p.Name, containerName, []string{busybox, "sh", "-c", script}, false, false)
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}

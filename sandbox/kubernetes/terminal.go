@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
-	"sort"
+	"maps"
+	"slices"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/httpstream"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
 
 	"github.com/rbx-sandbox/rbx/sandbox"
@@ -28,29 +25,11 @@ func (s *Sandbox) StartTerminal(ctx context.Context, req sandbox.TerminalRequest
 	}
 	rows, cols := req.TerminalSize()
 	args := []string{"/bin/sh", "-c", `cd "$0" || exit 1; exec "$@"`, s.resolve(req.Cwd), "env"}
-	keys := make([]string, 0, len(req.Env))
-	for k := range req.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(req.Env)) {
 		args = append(args, k+"="+req.Env[k])
 	}
 	args = append(args, req.Argv...)
-	u := s.rt.cs.CoreV1().RESTClient().Post().Namespace(s.rt.namespace).Resource("pods").Name(s.id).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: containerName, Command: args, Stdin: true, Stdout: true, TTY: true},
-			scheme.ParameterCodec).URL()
-	ws, err := remotecommand.NewWebSocketExecutor(s.rt.rest, "GET", u.String())
-	if err != nil {
-		return nil, fmt.Errorf("terminal in %s: websocket executor: %w", s.id, err)
-	}
-	spdy, err := remotecommand.NewSPDYExecutor(s.rt.rest, "POST", (*url.URL)(u))
-	if err != nil {
-		return nil, fmt.Errorf("terminal in %s: spdy executor: %w", s.id, err)
-	}
-	ex, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
-		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
-	})
+	ex, err := s.rt.executor(s.id, containerName, args, true, true)
 	if err != nil {
 		return nil, fmt.Errorf("terminal in %s: %w", s.id, err)
 	}
