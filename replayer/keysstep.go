@@ -68,46 +68,62 @@ func (run *Run) keys(ctx context.Context, s trajectory.Step) (outcome, error) {
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	for {
-		out, screen, last, ended, wait := t.view(from)
-		text := TermText(out)
-		res := outcome{exitCode: 0, output: text, bytes: int64(len(out))}
-		if drawsScreen.MatchString(out) {
-			// A full-screen program (an editor, a pager) drew the screen:
-			// what the agent sees is the screen, not the escapes' text.
-			res.output = TermText(screen)
-		}
-		if limit := int(run.task.Limits.Output); limit > 0 && len(res.output) > limit {
-			// The task's output cap, as for a shell step; a terminal's
-			// latest lines are what matter, so its end is kept.
-			res.output, res.truncated = res.output[len(res.output)-limit:], true
-		}
+		last, ended, wait := t.state()
 		switch {
 		case ended != nil:
+			res := run.termOutcome(t.view(from)).outcome
 			res.lost = true
 			if ended != io.EOF {
 				return res, fmt.Errorf("%w: terminal: %v", sandbox.ErrSessionLost, ended)
 			}
 			return res, nil
-		case want != "" && (last.After(sent) || keys == "") && time.Since(last) >= keysQuiet && (shown(want, text) || shown(want, TermText(screen))):
+		case want != "" && (last.After(sent) || keys == "") && time.Since(last) >= keysQuiet:
 			// Output came since the keys (a wait types none) and settled:
 			// the screen is the programs' answer, not what it showed
 			// before them.
-			return res, nil
+			if res := run.termOutcome(t.view(from)); shown(want, res.text) || shown(want, res.screen) {
+				return res.outcome, nil
+			}
 		case want == "" && time.Since(last) >= quiet && time.Since(sent) >= quiet:
-			return res, nil
+			return run.termOutcome(t.view(from)).outcome, nil
 		}
 		select {
 		case <-ctx.Done():
-			return res, ctx.Err()
+			return run.termOutcome(t.view(from)).outcome, ctx.Err()
 		case <-deadline.C:
+			res := run.termOutcome(t.view(from))
 			if want == "" {
-				return res, nil
+				return res.outcome, nil
 			}
-			return res, keysDivergence{want: want, got: closer(want, text, TermText(screen))}
+			return res.outcome, keysDivergence{want: want, got: closer(want, res.text, res.screen)}
 		case <-wait:
 		case <-time.After(keysPoll):
 		}
 	}
+}
+
+// termView is a keys step's outcome with the texts it was made of: what
+// was printed since the line typed on, and the screen (TermText both).
+type termView struct {
+	outcome
+	text, screen string
+}
+
+// termOutcome is the outcome of a keys step that sees out printed and the
+// screen: the printed text, or the screen when a full-screen program (an
+// editor, a pager) drew it — what the agent sees is the screen, not the
+// escapes' text — held to the task's output cap (its end kept: a
+// terminal's latest lines are what matter).
+func (run *Run) termOutcome(out, screen string) termView {
+	v := termView{text: TermText(out), screen: TermText(screen)}
+	v.outcome = outcome{output: v.text, bytes: int64(len(out))}
+	if drawsScreen.MatchString(out) {
+		v.output = v.screen
+	}
+	if limit := int(run.task.Limits.Output); limit > 0 && len(v.output) > limit {
+		v.output, v.truncated = v.output[len(v.output)-limit:], true
+	}
+	return v
 }
 
 // closer is the one of what was printed and the screen that shows the

@@ -120,14 +120,23 @@ func (t *termSession) look() {
 	t.seen = t.base + int64(len(t.raw))
 }
 
-// view is what the terminal shows now: the output since offset from, the
-// screen, when output last came, and why the terminal ended (nil while
-// it runs); wait is closed at the next change.
-func (t *termSession) view(from int64) (out, screen string, last time.Time, ended error, wait <-chan struct{}) {
+// state is when output last came and why the terminal ended (nil while
+// it runs); wait is closed at the next change. It copies nothing: a
+// waiting step asks it at every change, and reads the output (view) only
+// once the terminal has settled.
+func (t *termSession) state() (last time.Time, ended error, wait <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last, t.err, t.changed
+}
+
+// view is what the terminal shows now: the output since offset from, and
+// the screen.
+func (t *termSession) view(from int64) (out, screen string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	i := max(from-t.base, 0)
-	return string(t.raw[i:]), t.emu.String(), t.last, t.err, t.changed
+	return string(t.raw[i:]), t.emu.String()
 }
 
 // settle waits for the shell to print its prompt: the terminal quiet a
@@ -136,7 +145,7 @@ func (t *termSession) view(from int64) (out, screen string, last time.Time, ende
 func (t *termSession) settle(ctx context.Context) {
 	limit := time.After(termSettle)
 	for {
-		_, _, last, ended, wait := t.view(0)
+		last, ended, wait := t.state()
 		if ended != nil || (t.started() && time.Since(last) >= keysQuiet) {
 			return
 		}
@@ -157,6 +166,3 @@ func (t *termSession) started() bool {
 	defer t.mu.Unlock()
 	return t.base > 0 || len(t.raw) > 0
 }
-
-// close hangs the terminal up.
-func (t *termSession) close() error { return t.proc.Close() }
