@@ -62,6 +62,17 @@ func TestIntegrationServeTerminal(t *testing.T) {
 	assert.Contains(t, string(raw), "expected one of keys")
 	_, _ = h.call("POST", "/v1/episodes/"+rr.Episodes[0].ID+"/close", nil, nil)
 
+	playEveryK(t, h, e, func(i int, sr server.StepResponse) {
+		if i == 1 {
+			assert.Contains(t, sr.Observation.Output, "\n3\n>>>", "what the REPL answered")
+		}
+	})
+}
+
+// playEveryK resets e's task at every k (three at a time), plays the
+// rest of its reference as the policy (seen sees each answer) and
+// requires the verifier's pass.
+func playEveryK(t *testing.T, h *harness, e server.Entry, seen func(i int, sr server.StepResponse)) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 3)
 	for k := 0; k <= e.Ref.Len(); k++ {
@@ -70,13 +81,11 @@ func TestIntegrationServeTerminal(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			ep := h.reset("term-serve", k)
+			ep := h.reset(e.Task.ID, k)
 			for i := k; i < e.Ref.Len(); i++ {
 				sr := h.step(ep.ID, refCall(t, e.Ref, i), false)
 				assert.False(t, sr.Terminated, "k = %d, step %d: %+v", k, i, sr.Observation)
-				if i == 1 {
-					assert.Contains(t, sr.Observation.Output, "\n3\n>>>", "what the REPL answered")
-				}
+				seen(i, sr)
 			}
 			er := h.evaluate(ep.ID)
 			assert.Equal(t, 1.0, er.Reward, "k = %d: %+v", k, er)
@@ -137,22 +146,5 @@ func TestIntegrationServeTerminalEditor(t *testing.T) {
 		key("q", "1s", "/workspace #"),
 	})
 	h := newHarness(t, rt, []server.Entry{e})
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 3)
-	for k := 0; k <= e.Ref.Len(); k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			ep := h.reset("term-vi", k)
-			for i := k; i < e.Ref.Len(); i++ {
-				sr := h.step(ep.ID, refCall(t, e.Ref, i), false)
-				assert.False(t, sr.Terminated, "k = %d, step %d: %+v", k, i, sr.Observation)
-			}
-			er := h.evaluate(ep.ID)
-			assert.Equal(t, 1.0, er.Reward, "k = %d: %+v", k, er)
-		}()
-	}
-	wg.Wait()
+	playEveryK(t, h, e, func(int, server.StepResponse) {})
 }

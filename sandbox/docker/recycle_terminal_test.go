@@ -3,8 +3,6 @@ package docker_test
 import (
 	"context"
 	"io"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/recycle/recycletest"
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/sandbox/sandboxtest"
 )
 
 // TestIntegrationRecycleTerminal: an episode that typed into a terminal
@@ -27,35 +26,16 @@ func TestIntegrationRecycleTerminal(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		p, err := sb.(sandbox.Terminal).StartTerminal(ctx, sandbox.TerminalRequest{Argv: []string{"/bin/sh"}})
 		require.NoError(t, err)
-		var mu sync.Mutex
-		var out strings.Builder
-		ended := make(chan struct{})
-		go func() {
-			defer close(ended)
-			buf := make([]byte, 4096)
-			for {
-				n, err := p.Read(buf)
-				mu.Lock()
-				out.Write(buf[:n])
-				mu.Unlock()
-				if err != nil {
-					return
-				}
-			}
-		}()
+		w := sandboxtest.WatchTerminal(p)
 		_, err = io.WriteString(p, "sleep 1000 &\nsetsid sleep 999 &\necho typed > /tmp/term\necho marker-$((40+2))\nvi /tmp/notes\n")
 		require.NoError(t, err)
-		require.Eventually(t, func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return strings.Contains(out.String(), "marker-42")
-		}, 20*time.Second, 50*time.Millisecond, "the terminal ran the keystrokes")
+		require.Eventually(t, w.Shows("marker-42"), 20*time.Second, 50*time.Millisecond, "the terminal ran the keystrokes")
 		time.Sleep(200 * time.Millisecond) // vi draws its screen
 		rep, err := sb.(sandbox.Recycler).Recycle(ctx)
 		require.NoError(t, err)
 		t.Logf("round %d: %+v", round, rep)
 		select {
-		case <-ended:
+		case <-w.Ended():
 		case <-time.After(10 * time.Second):
 			t.Fatal("the terminal did not end with its processes")
 		}

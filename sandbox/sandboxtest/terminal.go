@@ -3,8 +3,6 @@ package sandboxtest
 import (
 	"context"
 	"io"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,27 +57,7 @@ func (s *suite) testTerminalInterrupt(t *testing.T) {
 	p, err := term.StartTerminal(ctx, sandbox.TerminalRequest{Argv: []string{"/bin/sh", "-i"}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	var mu sync.Mutex
-	var out strings.Builder
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := p.Read(buf)
-			mu.Lock()
-			out.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	shown := func(what string) func() bool {
-		return func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return strings.Contains(out.String(), what)
-		}
-	}
+	w := WatchTerminal(p)
 	_, err = io.WriteString(p, "sleep 100; echo not-interrupted\n")
 	require.NoError(t, err)
 	time.Sleep(500 * time.Millisecond) // sleep is in the foreground
@@ -87,6 +65,6 @@ func (s *suite) testTerminalInterrupt(t *testing.T) {
 	require.NoError(t, err)
 	_, err = io.WriteString(p, "echo alive-$((20 + 22))\n")
 	require.NoError(t, err)
-	require.Eventually(t, shown("alive-42"), 20*time.Second, 50*time.Millisecond, "Ctrl-C ended the sleep; the shell answered")
+	require.Eventually(t, w.Shows("alive-42"), 20*time.Second, 50*time.Millisecond, "Ctrl-C ended the sleep; the shell answered")
 	_, _ = io.WriteString(p, "exit\n")
 }
