@@ -85,7 +85,11 @@ func (t *termSession) read() {
 		t.changed = make(chan struct{})
 		t.mu.Unlock()
 		if err != nil {
-			_ = t.emu.Close()
+			// Ends answer: its Read sees EOF. Not emu.Close, whose
+			// unsynchronized flag answer's Read is checking.
+			if c, ok := t.emu.InputPipe().(io.Closer); ok {
+				_ = c.Close()
+			}
 			return
 		}
 	}
