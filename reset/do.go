@@ -166,6 +166,21 @@ func (r *Resetter) Release(sb sandbox.Sandbox) {
 	}
 }
 
+// Discard removes a sandbox from Reset, never recycling it: its state is
+// not trusted (it failed, froze or was found dead under an episode).
+func (r *Resetter) Discard(sb sandbox.Sandbox) {
+	if sb == nil {
+		return
+	}
+	r.mu.Lock()
+	h, ok := r.out[sb.ID()]
+	delete(r.out, sb.ID())
+	r.mu.Unlock()
+	if ok {
+		h.pool.Discard(sb)
+	}
+}
+
 // Retryable reports whether err is the infrastructure's fault (the sandbox
 // died, the engine went away), so that the same reset may succeed on a fresh
 // sandbox. A divergence or an invalid checkpoint is not.

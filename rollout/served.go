@@ -52,7 +52,7 @@ func NewServed(c Client) *Served { return &Served{c: c, wait: 5 * time.Second} }
 // (the caller has the one it serves). A reset refused because the
 // server's episodes are all in use is retried after its Retry-After.
 func (s *Served) Open(ctx context.Context, tk *task.Task, traj *trajectory.Trajectory, k int) (Episode, error) {
-	req := api.ResetRequest{Task: tk.ID, Checkpoint: json.RawMessage(strconv.Itoa(k)), Group: 1}
+	req := api.ResetRequest{Task: tk.ID, Checkpoint: json.RawMessage(strconv.Itoa(k))}
 	for {
 		resp, err := s.c.Reset(ctx, req)
 		var ae *api.APIError

@@ -71,7 +71,7 @@ func (tr trainer) group(ctx context.Context, c *client.Client, task string, st *
 	begin := time.Now()
 	err := st.retry(ctx, func() (err error) {
 		t0 := time.Now()
-		rr, err = c.Reset(ctx, server.ResetRequest{Task: task, Checkpoint: json.RawMessage(`"auto"`), Group: tr.Group})
+		rr, err = c.Reset(ctx, server.ResetRequest{Task: task, Checkpoint: json.RawMessage(`"auto"`), Group: &tr.Group})
 		call = time.Since(t0)
 		return err
 	})

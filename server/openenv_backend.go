@@ -29,7 +29,7 @@ func (b *openenvBackend) Reset(ctx context.Context, d openenv.ResetData) (openen
 		}
 		task = ids[0]
 	}
-	resp, aerr := b.s.resetGroup(ctx, ResetRequest{Task: task, Checkpoint: d.Checkpoint, Group: 1, GroupKey: d.GroupKey})
+	resp, aerr := b.s.resetGroup(ctx, ResetRequest{Task: task, Checkpoint: d.Checkpoint, GroupKey: d.GroupKey})
 	if aerr != nil {
 		return openenv.Episode{}, nil, openenvErr(aerr)
 	}

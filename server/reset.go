@@ -34,13 +34,12 @@ func (s *Server) reset(r *http.Request) (any, *APIError) {
 // reset, a group of one).
 func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetResponse, *APIError) {
 	start := now()
-	if req.Group == 0 {
-		req.Group = 1
-	}
-	if limit := min(s.cfg.maxGroup, s.cfg.maxOpen); req.Group < 1 || req.Group > limit {
+	n := req.Size()
+	if limit := min(s.cfg.maxGroup, s.cfg.maxOpen); n < 1 || n > limit {
 		// A group no budget can ever hold is the caller's error: 400,
-		// never retryable (a 429 would have it retried forever).
-		return ResetResponse{}, apiErr(http.StatusBadRequest, CodeBadRequest, "group %d: expected 1 to %d (--max-group, --max-episodes)", req.Group, limit).
+		// never retryable (a 429 would have it retried forever); so is an
+		// empty one (a trainer's bug, not a request for one episode).
+		return ResetResponse{}, apiErr(http.StatusBadRequest, CodeBadRequest, "group %d: expected 1 to %d (--max-group, --max-episodes)", n, limit).
 			With("retryable", false)
 	}
 	e, k, purpose, aerr := s.pick(req)
@@ -48,8 +47,8 @@ func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetRespons
 		return ResetResponse{}, aerr
 	}
 	admitted := 0
-	defer func() { s.unreserve(req.Group - admitted) }()
-	hold, err := s.rs.Hold(ctx, e.Task, e.Ref, k, req.Group)
+	defer func() { s.unreserve(n - admitted) }()
+	hold, err := s.rs.Hold(ctx, e.Task, e.Ref, k, n)
 	if err != nil {
 		if ae := capacityErr(err, s.rs.Budget()); ae != nil {
 			return ResetResponse{}, ae
@@ -57,8 +56,8 @@ func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetRespons
 		return ResetResponse{}, resetFailed(err)
 	}
 	defer hold.Close()
-	eps := make([]*episode, req.Group)
-	infos := make([]EpisodeInfo, req.Group)
+	eps := make([]*episode, n)
+	infos := make([]EpisodeInfo, n)
 	g, gctx := errgroup.WithContext(ctx)
 	memo := &messageMemo{}
 	for i := range eps {
@@ -98,7 +97,7 @@ func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetRespons
 // chooses k, under adoptMu: the reference and k are read together (an
 // adoption between them would pair k of one version with the steps of
 // another), and the slots are claimed before k so that a refused group
-// does not move the curriculum. On success the caller owns req.Group
+// does not move the curriculum. On success the caller owns req.Size()
 // slots (admit or unreserve).
 func (s *Server) pick(req ResetRequest) (*Entry, int, string, *APIError) {
 	s.adoptMu.RLock()
@@ -107,12 +106,12 @@ func (s *Server) pick(req ResetRequest) (*Entry, int, string, *APIError) {
 	if aerr != nil {
 		return nil, 0, "", aerr
 	}
-	if aerr := s.reserve(req.Group); aerr != nil {
+	if aerr := s.reserve(req.Size()); aerr != nil {
 		return nil, 0, "", aerr
 	}
 	k, purpose, aerr := s.checkpoint(e, req)
 	if aerr != nil {
-		s.unreserve(req.Group)
+		s.unreserve(req.Size())
 		return nil, 0, "", aerr
 	}
 	return e, k, purpose, nil
@@ -123,7 +122,7 @@ func (s *Server) checkpoint(e *Entry, req ResetRequest) (int, string, *APIError)
 	var auto string
 	if len(req.Checkpoint) == 0 || (json.Unmarshal(req.Checkpoint, &auto) == nil && auto == "auto") {
 		pick := func() (int, string, error) {
-			k, p, err := s.eng.NextGroup(e.Task.ID, req.Group)
+			k, p, err := s.eng.NextGroup(e.Task.ID, req.Size())
 			return k, string(p), err
 		}
 		var (
@@ -134,7 +133,7 @@ func (s *Server) checkpoint(e *Entry, req ResetRequest) (int, string, *APIError)
 		if req.GroupKey == "" {
 			k, p, err = pick()
 		} else {
-			join := func(k int) error { return s.eng.JoinGroup(e.Task.ID, k, req.Group) }
+			join := func(k int) error { return s.eng.JoinGroup(e.Task.ID, k, req.Size()) }
 			k, p, err = s.groups.checkpoint(e.Task.ID, req.GroupKey, pick, join)
 		}
 		if err != nil {

@@ -75,7 +75,7 @@ func (b *rockBackend) Start(ctx context.Context, req rock.StartRequest) (rock.Le
 // startEpisodeLease resets one episode of req.Ref's task to its checkpoint.
 func (s *Server) startEpisodeLease(ctx context.Context, req rock.StartRequest) (rock.Lease, error) {
 	ref := req.Ref
-	rr := ResetRequest{Task: ref.Task, Group: 1, FeedCurriculum: req.FeedCurriculum}
+	rr := ResetRequest{Task: ref.Task, FeedCurriculum: req.FeedCurriculum}
 	if !ref.Auto {
 		rr.Checkpoint = json.RawMessage(strconv.Itoa(ref.K))
 	}

@@ -11,8 +11,9 @@ type ResetRequest struct {
 	Task string `json:"task"`
 	// Checkpoint is "auto" (the curriculum decides; the default) or k.
 	Checkpoint json.RawMessage `json:"checkpoint,omitempty"`
-	// Group is how many episodes start from the same k (default 1).
-	Group int `json:"group,omitempty"`
+	// Group is how many episodes start from the same k: absent means 1;
+	// 0 or less, or more than the server's budget, is refused (400).
+	Group *int `json:"group,omitempty"`
 	// Seed is echoed back in each episode's info (replay is deterministic).
 	Seed *int64 `json:"seed,omitempty"`
 	// FeedCurriculum sends the outcomes of episodes at an explicit k to
@@ -28,6 +29,17 @@ type ResetRequest struct {
 	// ended, or after the server's group window.
 	GroupKey string `json:"group_key,omitempty"`
 }
+
+// Size is the group's size: Group, or 1 when absent.
+func (r ResetRequest) Size() int {
+	if r.Group == nil {
+		return 1
+	}
+	return *r.Group
+}
+
+// GroupOf is a Group of n, for callers building a request.
+func GroupOf(n int) *int { return &n }
 
 // ResetResponse is a group of episodes at one checkpoint.
 type ResetResponse struct {

@@ -1,0 +1,84 @@
+package episode
+
+import (
+	"errors"
+	"strings"
+	"syscall"
+
+	"github.com/rbx-sandbox/rbx/sandbox"
+)
+
+// ErrFrozen marks a call rbx ended at its own deadline because the
+// sandbox did not answer (see Attribute).
+var ErrFrozen = errors.New("the sandbox did not answer by the deadline")
+
+// Attribute charges a sandbox failure (err, from a step or a verifier
+// run) to the policy or the infrastructure, by this rule, first match:
+//
+//  1. the sandbox died at its memory limit (OOM killed) → policy;
+//  2. it is at its process limit, or the engine could not fork a
+//     process in it ("resource temporarily unavailable") → policy;
+//  3. the session shell ended while the sandbox runs → policy;
+//  4. it is frozen, or did not answer by rbx's deadline (ErrFrozen) →
+//     infrastructure (sandbox_frozen);
+//  5. it was killed, stopped or removed from outside, or the engine went
+//     away → infrastructure, by cause;
+//  6. anything else → infrastructure (sandbox_failed), repaired; an
+//     action that fails the rebuilt sandbox too is the policy's
+//     (Reproduced).
+//
+// A process inside a sandbox cannot kill or stop its init (the kernel
+// ignores those signals from inside its pid namespace), so a killed or
+// stopped sandbox is the outside's doing. h is what a probe saw (zero
+// when the backend has no Prober or the probe failed).
+func Attribute(err error, h sandbox.Health) End {
+	detail := ""
+	if err != nil {
+		detail = err.Error()
+	}
+	gone := h.Gone
+	if ge, ok := errors.AsType[*sandbox.GoneError](err); ok && gone == nil {
+		gone = ge
+	}
+	switch {
+	case gone != nil && gone.Cause == sandbox.CauseOOMKilled:
+		return policyEnd(ReasonOOMKilled, gone.Error())
+	case h.PidsExhausted():
+		return policyEnd(ReasonPidsExhausted, detail)
+	case gone == nil && cannotFork(err):
+		return policyEnd(ReasonPidsExhausted, detail)
+	case gone == nil && !h.Frozen && errors.Is(err, sandbox.ErrSessionLost):
+		return policyEnd(ReasonShellExited, detail)
+	case h.Frozen || errors.Is(err, ErrFrozen):
+		return infraEnd(ReasonFrozen, detail)
+	case gone != nil:
+		return infraEnd(goneReason(gone.Cause), gone.Error())
+	case errors.Is(err, sandbox.ErrUnavailable):
+		return infraEnd(ReasonEngineUnavailable, detail)
+	}
+	return infraEnd(ReasonFailed, detail)
+}
+
+// cannotFork reports the kernel's EAGAIN from fork or clone, which the
+// engine passes on in words when it cannot start a process in a sandbox
+// at its pids limit.
+func cannotFork(err error) bool {
+	if err == nil {
+		return false
+	}
+	return errors.Is(err, syscall.EAGAIN) || strings.Contains(strings.ToLower(err.Error()), "resource temporarily unavailable")
+}
+
+func goneReason(cause string) string {
+	switch cause {
+	case sandbox.CauseKilled:
+		return ReasonKilled
+	case sandbox.CauseExited:
+		return ReasonExited
+	case sandbox.CauseRemoved:
+		return ReasonRemoved
+	case sandbox.CauseEngineUnavailable:
+		return ReasonEngineUnavailable
+	}
+	return ReasonFailed
+}
