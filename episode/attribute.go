@@ -19,13 +19,15 @@ var ErrFrozen = errors.New("the sandbox did not answer by the deadline")
 //  2. it is at its process limit, or the engine could not fork a
 //     process in it ("resource temporarily unavailable") → policy;
 //  3. the session shell ended while the sandbox runs → policy;
-//  4. it is frozen, or did not answer by rbx's deadline (ErrFrozen) →
-//     infrastructure (sandbox_frozen);
+//  4. it is frozen (paused) → infrastructure (sandbox_frozen); it did
+//     not answer by rbx's deadline (ErrFrozen) but is not paused →
+//     infrastructure (sandbox_unresponsive), repaired; an action that
+//     leaves the rebuilt sandbox unresponsive too is the policy's;
 //  5. it was killed, stopped or removed from outside, or the engine went
 //     away → infrastructure, by cause;
 //  6. anything else → infrastructure (sandbox_failed), repaired; an
 //     action that fails the rebuilt sandbox too is the policy's
-//     (Reproduced).
+//     (Reproduced, see Unexplained).
 //
 // A process inside a sandbox cannot kill or stop its init (the kernel
 // ignores those signals from inside its pid namespace), so a killed or
@@ -49,8 +51,10 @@ func Attribute(err error, h sandbox.Health) End {
 		return policyEnd(ReasonPidsExhausted, detail)
 	case gone == nil && !h.Frozen && errors.Is(err, sandbox.ErrSessionLost):
 		return policyEnd(ReasonShellExited, detail)
-	case h.Frozen || errors.Is(err, ErrFrozen):
-		return infraEnd(ReasonFrozen, detail)
+	case h.Frozen:
+		return infraEnd(ReasonFrozen, "the engine reports the sandbox paused: "+detail)
+	case errors.Is(err, ErrFrozen) && gone == nil:
+		return infraEnd(ReasonUnresponsive, detail)
 	case gone != nil:
 		return infraEnd(goneReason(gone.Cause), gone.Error())
 	case errors.Is(err, sandbox.ErrUnavailable):
@@ -81,4 +85,12 @@ func goneReason(cause string) string {
 		return ReasonEngineUnavailable
 	}
 	return ReasonFailed
+}
+
+// Unexplained reports an infrastructure end the evidence does not pin on
+// the outside (no kill, removal, pause or engine failure seen): if the
+// same action fails a rebuilt sandbox the same way, the action is the
+// cause (Reproduced).
+func Unexplained(e End) bool {
+	return e.Attribution == Infrastructure && (e.Reason == ReasonFailed || e.Reason == ReasonUnresponsive)
 }

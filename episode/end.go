@@ -25,15 +25,16 @@ const (
 	ReasonShellExited   = "shell_exited"   // policy: its action ended the session shell
 	ReasonReproduced    = "reproduced"     // policy: the action failed a rebuilt sandbox too
 
-	ReasonKilled            = "sandbox_killed"     // infrastructure: killed from outside
-	ReasonExited            = "sandbox_exited"     // infrastructure: stopped
-	ReasonRemoved           = "sandbox_removed"    // infrastructure: removed, pod deleted or evicted
-	ReasonEngineUnavailable = "engine_unavailable" // infrastructure: the engine stopped answering
-	ReasonFrozen            = "sandbox_frozen"     // infrastructure: paused past a deadline
-	ReasonFailed            = "sandbox_failed"     // infrastructure: any other sandbox failure
-	ReasonServerRestarted   = "server_restarted"   // infrastructure: rbx restarted and could not rebuild
-	ReasonNotReplayable     = "not_replayable"     // infrastructure: a rebuild saw an observation differ
-	ReasonRepairFailed      = "repair_failed"      // infrastructure: a rebuild failed or ran out of tries
+	ReasonKilled            = "sandbox_killed"       // infrastructure: killed from outside
+	ReasonExited            = "sandbox_exited"       // infrastructure: stopped
+	ReasonRemoved           = "sandbox_removed"      // infrastructure: removed, pod deleted or evicted
+	ReasonEngineUnavailable = "engine_unavailable"   // infrastructure: the engine stopped answering
+	ReasonFrozen            = "sandbox_frozen"       // infrastructure: paused past a deadline
+	ReasonUnresponsive      = "sandbox_unresponsive" // infrastructure: no answer by rbx's deadline
+	ReasonFailed            = "sandbox_failed"       // infrastructure: any other sandbox failure
+	ReasonServerRestarted   = "server_restarted"     // infrastructure: rbx restarted and could not rebuild
+	ReasonNotReplayable     = "not_replayable"       // infrastructure: a rebuild saw an observation differ
+	ReasonRepairFailed      = "repair_failed"        // infrastructure: a rebuild failed or ran out of tries
 
 	ReasonReferenceBroken = "reference_broken" // task: the reference no longer replays to k
 	ReasonVerifierBroken  = "verifier_broken"  // task: the verifier cannot run on the reference's end state
@@ -57,14 +58,18 @@ func (e End) Repairable() bool {
 	return e.Attribution == Infrastructure && e.Reason != ReasonNotReplayable && e.Reason != ReasonRepairFailed
 }
 
-func policyEnd(reason, detail string) End { return End{Attribution: Policy, Reason: reason, Detail: detail} }
+func policyEnd(reason, detail string) End {
+	return End{Attribution: Policy, Reason: reason, Detail: detail}
+}
 
 func infraEnd(reason, detail string) End {
 	return End{Attribution: Infrastructure, Reason: reason, Detail: detail, Retryable: true}
 }
 
 // TaskEnd is an end charged to the task.
-func TaskEnd(reason, detail string) End { return End{Attribution: Task, Reason: reason, Detail: detail} }
+func TaskEnd(reason, detail string) End {
+	return End{Attribution: Task, Reason: reason, Detail: detail}
+}
 
 // InfraEnd is an end charged to the infrastructure (retryable).
 func InfraEnd(reason, detail string) End { return infraEnd(reason, detail) }

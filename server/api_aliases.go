@@ -15,6 +15,7 @@ type (
 	HistoryEvent       = api.HistoryEvent
 	Page               = api.Page
 	ResetRequest       = api.ResetRequest
+	End                = api.End
 	ResetResponse      = api.ResetResponse
 	EpisodeInfo        = api.EpisodeInfo
 	Timings            = api.Timings
@@ -61,6 +62,7 @@ const (
 	CodeStepLimit       = api.CodeStepLimit
 	CodeResetFailed     = api.CodeResetFailed
 	CodeSandboxLost     = api.CodeSandboxLost
+	CodeTaskBroken      = api.CodeTaskBroken
 	CodeUnauthorized    = api.CodeUnauthorized
 	CodeTooLarge        = api.CodeTooLarge
 	CodeTooManyEpisodes = api.CodeTooManyEpisodes

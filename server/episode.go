@@ -9,6 +9,7 @@ import (
 
 	"github.com/rbx-sandbox/rbx/replayer"
 	"github.com/rbx-sandbox/rbx/sandbox"
+	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/verifier"
 )
 
@@ -33,6 +34,12 @@ type record struct {
 	// Verifier is the evaluation's verifier result (output clipped to
 	// verifierExcerpt bytes, rubric scores): what the dashboard shows.
 	Verifier *verifier.Result `json:"verifier,omitempty"`
+	// End says who an episode that ended without a verdict of its
+	// verifier is charged to, and why (also a policy's end, evaluated
+	// with reward 0).
+	End *api.End `json:"end,omitempty"`
+	// Recovered counts the sandbox's rebuilds after infrastructure faults.
+	Recovered int `json:"recovered,omitempty"`
 	// steps counts the actions of a record listed without them.
 	steps int
 }
@@ -57,6 +64,9 @@ type episode struct {
 	// task's limits.episode_timeout (set by admit).
 	deadline time.Time
 	holds    atomic.Bool // sb is set: read without the lock by metrics
+	// answer is the evaluation's answer, returned again to a client that
+	// retries evaluate.
+	answer *EvaluateResponse
 }
 
 func newEpisodeID() string {
@@ -69,6 +79,13 @@ func newEpisodeID() string {
 func (ep *episode) snapshot() record {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
+	r := ep.rec
+	r.Actions = append([]Action(nil), ep.rec.Actions...)
+	return r
+}
+
+// snapshotLocked copies the record; callers hold ep.mu.
+func (ep *episode) snapshotLocked() record {
 	r := ep.rec
 	r.Actions = append([]Action(nil), ep.rec.Actions...)
 	return r

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 
+	epi "github.com/rbx-sandbox/rbx/episode"
 	"github.com/rbx-sandbox/rbx/replayer"
+	"github.com/rbx-sandbox/rbx/sandbox/session"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
@@ -16,10 +18,29 @@ var errInfra = errors.New("sandbox failure")
 // command, a timeout or an action that cannot be carried out (no such
 // file, a service not declared) is an observation, not an error; only a
 // sandbox failure is. Callers hold ep.mu.
+//
+// The deadline is rbx's, not the sandbox's: past the action's timeout
+// plus outsideGrace the call stops waiting (episode.ErrFrozen), and a
+// step that timed out in a sandbox its engine shows paused is reported
+// the same way, so survive charges the freeze to the infrastructure.
 func (s *Server) exec(ctx context.Context, ep *episode, st trajectory.Step) (trajectory.Observation, error) {
-	obs, err := replayer.Observe(ep.run.Do(ctx, st))
-	if err != nil {
+	limit := ep.run.StepLimit()
+	if d := st.Timeout.D(); d > 0 && d < limit {
+		limit = d
+	}
+	if st.Action != trajectory.KindShell && st.Action != trajectory.KindHTTP {
+		limit = session.FileOpTimeout
+	}
+	dctx, cancel := context.WithTimeout(ctx, limit+outsideGrace)
+	defer cancel()
+	obs, err := replayer.Observe(ep.run.Do(dctx, st))
+	switch {
+	case err != nil && ctx.Err() == nil && dctx.Err() != nil:
+		return obs, errors.Join(errInfra, epi.ErrFrozen, err)
+	case err != nil:
 		return obs, errors.Join(errInfra, err)
+	case (obs.TimedOut || obs.SessionLost) && s.frozen(ctx, ep):
+		return obs, errors.Join(errInfra, epi.ErrFrozen, errors.New("the step timed out in a paused sandbox"))
 	}
 	return obs, nil
 }

@@ -26,6 +26,9 @@ type metrics struct {
 	lost      prometheus.Counter
 	expired   prometheus.Counter
 	truncated prometheus.Counter
+	recovered *prometheus.CounterVec
+	repairDur prometheus.Histogram
+	ends      *prometheus.CounterVec
 	perTask   bool // task and pool labels name each task (see WithTaskSeries)
 }
 
@@ -55,10 +58,16 @@ func newMetrics(s *Server) *metrics {
 			Help: "Episodes removed after the idle TTL."}),
 		truncated: prometheus.NewCounter(prometheus.CounterOpts{Name: "rbx_serve_episodes_truncated_total",
 			Help: "Episodes ended at their task's episode_timeout."}),
+		recovered: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rbx_serve_episodes_recovered_total",
+			Help: "Sandboxes rebuilt by replay under an open episode, by the fault's reason (docs/durability.md)."}, []string{"reason"}),
+		repairDur: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rbx_serve_repair_seconds",
+			Help: "Time to rebuild one episode's sandbox (reset to k and its actions redone).", Buckets: latencyBuckets}),
+		ends: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rbx_serve_episode_ends_total",
+			Help: "Episodes ended without a verdict of their verifier, by attribution (policy, task, infrastructure) and reason."}, []string{"attribution", "reason"}),
 	}
 	open := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rbx_serve_episodes_open",
 		Help: "Episodes holding a sandbox."}, func() float64 { return float64(s.openCount()) })
-	m.reg.MustRegister(m.requests, m.resets, m.resetDur, m.phases, prefixCollector{s}, newCapacityCollector(s.rs.Budget()), m.stepExec, m.outcomes, m.errors, m.lost, m.expired, m.truncated, open,
+	m.reg.MustRegister(m.requests, m.resets, m.resetDur, m.phases, prefixCollector{s}, newCapacityCollector(s.rs.Budget()), m.stepExec, m.outcomes, m.errors, m.lost, m.expired, m.truncated, m.recovered, m.repairDur, m.ends, open,
 		poolCollector{s}, collectors.NewGoCollector())
 	return m
 }

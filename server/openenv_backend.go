@@ -53,14 +53,19 @@ func (b *openenvBackend) Step(ctx context.Context, id string, call openenv.ToolC
 		return openenv.Result{Observation: map[string]any{"error": openenv.InvalidArgs("%s", aerr.Message)}}, nil
 	case aerr.Code == CodeStepLimit: // ends like the step that reached it
 		return b.end(ctx, id, map[string]any{"truncated": TruncStepLimit})
-	case aerr.Code == CodeSandboxLost:
-		zero := 0.0
-		return openenv.Result{Observation: map[string]any{"error": openenv.ExecutionError("%s", aerr.Message)},
-			Reward: &zero, Done: true}, nil
+	case aerr.Code == CodeSandboxLost || aerr.Code == CodeTaskBroken:
+		// Over, but not the policy's failure: no reward (a trainer keeps
+		// it out of its group statistics); the end says who and whether
+		// to retry.
+		return openenv.Result{Observation: map[string]any{"error": openenv.ExecutionError("%s", aerr.Message), "end": endOf(aerr)},
+			Done: true}, nil
 	default:
 		return openenv.Result{}, openenvErr(aerr)
 	}
 	obs := map[string]any{"result": chat.ObservationText(resp.Observation), "observation": resp.Observation, "step": resp.Step}
+	if resp.Info.Recovered > 0 {
+		obs["recovered"] = resp.Info.Recovered
+	}
 	switch {
 	case resp.Truncated && resp.Info.Truncation == TruncEpisodeTimeout: // the episode is over, without a verdict
 		zero := 0.0
@@ -80,6 +85,9 @@ func (b *openenvBackend) Step(ctx context.Context, id string, call openenv.ToolC
 // end evaluates episode id: its reward, with done.
 func (b *openenvBackend) end(ctx context.Context, id string, obs map[string]any) (openenv.Result, error) {
 	ev, aerr := b.s.evaluateEpisode(ctx, id)
+	if aerr != nil && (aerr.Code == CodeSandboxLost || aerr.Code == CodeTaskBroken) {
+		return openenv.Result{Observation: map[string]any{"error": openenv.ExecutionError("%s", aerr.Message), "end": endOf(aerr)}, Done: true}, nil
+	}
 	if aerr != nil {
 		return openenv.Result{}, openenvErr(aerr)
 	}
@@ -87,6 +95,12 @@ func (b *openenvBackend) end(ctx context.Context, id string, obs map[string]any)
 		obs["result"] = map[bool]string{true: "success: the verifier passed", false: "failure: the verifier did not pass"}[ev.Success]
 	}
 	obs["success"], obs["score"] = ev.Success, ev.Score
+	if ev.End != nil {
+		obs["end"] = ev.End
+	}
+	if ev.Recovered > 0 {
+		obs["recovered"] = ev.Recovered
+	}
 	obs["verifier"] = map[string]any{"passed": ev.Verifier.Passed, "exit_code": ev.Verifier.ExitCode, "output": clip(ev.Verifier.Output, 4096)}
 	reward := ev.Reward
 	return openenv.Result{Observation: obs, Reward: &reward, Done: true}, nil
@@ -140,4 +154,16 @@ func openenvErr(e *APIError) *openenv.Error {
 		code = openenv.CodeSession
 	}
 	return &openenv.Error{Code: code, Message: strings.TrimSpace(e.Message), Data: map[string]any{"rbx_code": e.Code}}
+}
+
+// endOf is the end an error answer carries (attribution, reason,
+// retryable), as the /v1 error's details have it.
+func endOf(e *APIError) map[string]any {
+	out := map[string]any{}
+	for _, k := range []string{"attribution", "reason", "retryable", "recovered"} {
+		if v, ok := e.Details[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }

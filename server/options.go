@@ -31,6 +31,9 @@ type config struct {
 	rock        *rockConfig       // nil: no ROCK-compatible API
 	prewarm     prewarm
 	series      int // per-task metric series up to this many tasks
+	// repairs is how many times one episode's sandbox may be rebuilt
+	// after infrastructure faults (WithRepairs).
+	repairs int
 	// isolation is what /healthz says of the sandboxes' isolation and
 	// of the operator's task policy.
 	isolation map[string]any
@@ -69,8 +72,21 @@ func WithPrewarm(ids []string) Option {
 }
 
 func defaults() config {
-	return config{ttl: 10 * time.Minute, maxBody: 1 << 20, maxGroup: 64, groupWindow: 10 * time.Minute, maxOpen: 256, maxSteps: 256, maxShare: 0.5, series: defaultTaskSeries,
+	return config{ttl: 10 * time.Minute, maxBody: 1 << 20, maxGroup: 64, groupWindow: 10 * time.Minute, maxOpen: 256, maxSteps: 256, maxShare: 0.5, series: defaultTaskSeries, repairs: defaultRepairs,
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+}
+
+// WithRepairs sets how many times one episode's sandbox may be rebuilt by
+// replay after infrastructure faults (default 3; 0: never, an
+// infrastructure fault ends the episode, attributed and retryable).
+func WithRepairs(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("repairs %d: expected ≥ 0", n)
+		}
+		c.repairs = n
+		return nil
+	}
 }
 
 // Option configures a Server.

@@ -81,8 +81,12 @@ func (l *episodeLease) Close(ctx context.Context, how rock.CloseMode) (map[strin
 		v, aerr := l.s.evaluate(req)
 		if aerr == nil {
 			ev := v.(EvaluateResponse)
-			return map[string]string{"rbx.success": strconv.FormatBool(ev.Success), "rbx.reward": strconv.FormatFloat(ev.Reward, 'g', -1, 64),
-				"rbx.score": strconv.FormatFloat(ev.Score, 'g', -1, 64), "rbx.observed": strconv.FormatBool(ev.Observed)}, nil
+			meta := map[string]string{"rbx.success": strconv.FormatBool(ev.Success), "rbx.reward": strconv.FormatFloat(ev.Reward, 'g', -1, 64),
+				"rbx.score": strconv.FormatFloat(ev.Score, 'g', -1, 64), "rbx.observed": strconv.FormatBool(ev.Observed)}
+			if ev.End != nil {
+				meta["rbx.attribution"], meta["rbx.end_reason"] = ev.End.Attribution, ev.End.Reason
+			}
+			return meta, nil
 		}
 		if aerr.Code != CodeEpisodeFinished && aerr.Code != CodeUnknownEpisode {
 			l.end(ctx, StateClosed)

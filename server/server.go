@@ -41,6 +41,7 @@ type Server struct {
 	groups  *keyedGroups // open keyed groups (ResetRequest.GroupKey)
 	reload  reloads      // AddTasks' lock and digests
 	evl     evidenceLimiter
+	vchecks verifierChecks
 	mux     *http.ServeMux
 	routes  []string
 	mu      sync.Mutex

@@ -4,8 +4,9 @@ import (
 	"context"
 	"net/http"
 
+	epi "github.com/rbx-sandbox/rbx/episode"
+	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/trajectory"
-	"github.com/rbx-sandbox/rbx/trajectory/chat"
 )
 
 func (s *Server) step(r *http.Request) (any, *APIError) {
@@ -48,24 +49,31 @@ func (s *Server) stepEpisode(ctx context.Context, id string, req StepRequest) (S
 	}
 	// The action is recorded as asked; it runs within the episode's time.
 	bounded, cut := withinDeadline(ep, st)
-	obs, err := s.exec(ctx, ep, bounded)
+	var obs trajectory.Observation
+	end, err := s.survive(ctx, ep, func(ctx context.Context) error {
+		var err error
+		obs, err = s.exec(ctx, ep, bounded)
+		return err
+	})
 	ep.used = now()
-	if err != nil {
-		return StepResponse{}, s.stepFailed(ctx, ep, err)
+	switch {
+	case err != nil:
+		return StepResponse{}, s.cancelled(ctx, ep)
+	case end != nil && end.Attribution != epi.Policy:
+		return StepResponse{}, s.ended(ctx, ep, *end)
+	case end != nil:
+		return s.policyStepEnd(ctx, ep, req, st, obs, *end, start)
 	}
 	// Capped at the step limit even when the deadline cut it shorter.
 	obs.TimeoutCapped = obs.TimeoutCapped || st.Timeout.D() > ep.run.StepLimit()
 	s.met.stepExec.Observe(obs.DurationMS / 1000)
 	a := Action{Step: st, Observation: obs, Intervened: req.Intervened, Tokens: req.Tokens}
 	ep.rec.Actions = append(ep.rec.Actions, a)
-	callID := req.ToolCall.ID
-	if callID == "" {
-		callID = chat.CallID(ep.rec.K + len(ep.rec.Actions) - 1)
-	}
 	iv, n, _, _ := interventions(ep.rec.Actions)
 	resp := StepResponse{Episode: id, Step: ep.rec.K + len(ep.rec.Actions) - 1, Observation: obs,
-		Message: chat.Result(callID, chat.ObservationText(a.Observation)), Terminated: obs.SessionLost,
-		Info: StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv}}
+		Message: chatResult(req, ep, a.Observation), Terminated: obs.SessionLost,
+		Info: StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv, Recovered: ep.rec.Recovered}}
+	s.journalOpen(ctx, ep) // before the answer: a restart rebuilds the episode with this action
 	switch {
 	case cut && obs.TimedOut, !now().Before(ep.deadline):
 		s.truncate(ctx, ep)
@@ -76,14 +84,14 @@ func (s *Server) stepEpisode(ctx context.Context, id string, req StepRequest) (S
 	return resp, nil
 }
 
-// stepFailed ends an episode whose sandbox died (sandbox_lost), or
-// reports a cancelled request.
-func (s *Server) stepFailed(ctx context.Context, ep *episode, err error) *APIError {
+// cancelled ends an episode whose client went away mid-call: what the
+// call did to the sandbox is unknown, so the episode cannot go on.
+func (s *Server) cancelled(ctx context.Context, ep *episode) *APIError {
+	s.drop(ep)
+	end := api.End{Attribution: string(epi.Infrastructure), Reason: "request_cancelled", Detail: "the client went away mid-call", Retryable: true}
+	ep.rec.End = &end
 	_ = s.finish(ctx, ep, StateFailed, nil)
-	if ctx.Err() != nil { // the client went away mid-call: the state is unknown
-		return apiErr(499, CodeBadRequest, "episode %s: request cancelled mid-call; the episode is failed", ep.rec.ID)
-	}
-	return sandboxLost(ep.rec.ID, err)
+	return apiErr(499, CodeBadRequest, "episode %s: request cancelled mid-call; the episode is failed", ep.rec.ID)
 }
 
 // stillOpen rejects calls on finished episodes. Callers hold ep.mu.

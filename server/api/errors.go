@@ -13,7 +13,8 @@ const (
 	CodeEpisodeFinished = "episode_finished"   // evaluated, closed, expired, truncated, failed or lost
 	CodeStepLimit       = "step_limit"         // the episode used its steps
 	CodeResetFailed     = "reset_failed"       // the replay to k failed
-	CodeSandboxLost     = "sandbox_lost"       // the episode's sandbox died
+	CodeSandboxLost     = "sandbox_lost"       // the infrastructure lost the episode's sandbox beyond repair
+	CodeTaskBroken      = "task_broken"        // the task's reference or verifier is broken
 	CodeUnauthorized    = "unauthorized"       // missing or wrong bearer token
 	CodeTooLarge        = "too_large"          // request body over the limit
 	CodeTooManyEpisodes = "too_many_episodes"  // --max-episodes are open

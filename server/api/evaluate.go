@@ -31,6 +31,13 @@ type EvaluateResponse struct {
 	// candidate reference (reference refresh is on, the episode succeeded
 	// on-policy with fewer actions than the reference's suffix).
 	ReferenceCandidate bool `json:"reference_candidate,omitempty"`
+	// Recovered counts the times the episode's sandbox was rebuilt by
+	// replay after infrastructure faults.
+	Recovered int `json:"recovered,omitempty"`
+	// End is set when the policy ended the episode before a verdict (its
+	// action exhausted the sandbox): Reward is 0 and the curriculum
+	// counted the failure; Verifier is empty.
+	End *End `json:"end,omitempty"`
 }
 
 // Intervention is the shift filter's evidence.

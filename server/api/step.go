@@ -44,6 +44,15 @@ type StepInfo struct {
 	// Truncation says why Truncated is set: TruncStepLimit or
 	// TruncEpisodeTimeout.
 	Truncation string `json:"truncation,omitempty"`
+	// Recovered counts the times the episode's sandbox was rebuilt by
+	// replay after an infrastructure fault (this call's included); the
+	// observation is the rebuilt sandbox's.
+	Recovered int `json:"recovered,omitempty"`
+	// End, with Terminated, says the policy's action ended the episode
+	// (attribution "policy": it exhausted its sandbox's processes or
+	// memory, or its action fails every sandbox); the episode is
+	// evaluated with reward 0 and evaluate returns that outcome.
+	End *End `json:"end,omitempty"`
 }
 
 // Why a step response is truncated.
