@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"net/http"
 	"time"
 
@@ -50,8 +52,13 @@ func (s *Server) evaluateEpisode(ctx context.Context, id string) (EvaluateRespon
 		return EvaluateResponse{}, s.cancelled(ctx, ep)
 	case end != nil && end.Attribution != epi.Policy:
 		return EvaluateResponse{}, s.ended(ctx, ep, *end)
-	case end == nil:
-		if why := s.verifierBroken(ctx, ep.entry, res); why != "" {
+	case end == nil && !res.Passed && unrun(res):
+		// The verifier could not run: the sandbox's own exhaustion (the
+		// policy's), else a verifier broken on the reference too (the
+		// task's), else the policy broke what it needs (a failure).
+		if pe := s.unstartable(ctx, ep, res); pe != nil {
+			end = pe
+		} else if why := s.verifierBroken(ctx, ep.entry, res); why != "" {
 			return EvaluateResponse{}, s.ended(ctx, ep, epi.TaskEnd(epi.ReasonVerifierBroken, why))
 		}
 	}
@@ -80,4 +87,21 @@ func (s *Server) verify(ctx context.Context, ep *episode) (*verifier.Result, err
 		return nil, errors.Join(epi.ErrFrozen, errors.New("the verifier timed out in a paused sandbox"))
 	}
 	return res, nil
+}
+
+// unstartable charges a verifier that could not start to the policy when
+// the sandbox is at its own limits (its processes exhausted), nil
+// otherwise.
+func (s *Server) unstartable(ctx context.Context, ep *episode, res *verifier.Result) *epi.End {
+	end := s.attribute(ctx, ep, fmt.Errorf("the verifier could not start (exit %d): %s", res.ExitCode, clip(res.Output, 500)))
+	if end.Attribution != epi.Policy {
+		return nil
+	}
+	return &end
+}
+
+// unrun reports a verifier that failed without running as written: its
+// command not found or not executable (exit 127, 126), or unable to fork.
+func unrun(res *verifier.Result) bool {
+	return res.ExitCode == 126 || res.ExitCode == 127 || strings.Contains(res.Output, "Resource temporarily unavailable")
 }

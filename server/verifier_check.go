@@ -23,7 +23,7 @@ type verifierChecks struct {
 // broke it (a failure with reward 0), or the check could not be made
 // (logged; the failure stays the policy's).
 func (s *Server) verifierBroken(ctx context.Context, e *Entry, res *verifier.Result) string {
-	if res.Passed || (res.ExitCode != 126 && res.ExitCode != 127) {
+	if res.Passed || !unrun(res) {
 		return ""
 	}
 	c := &s.vchecks
