@@ -63,6 +63,7 @@ const (
 	CodeResetFailed     = api.CodeResetFailed
 	CodeSandboxLost     = api.CodeSandboxLost
 	CodeTaskBroken      = api.CodeTaskBroken
+	CodeStepConflict    = api.CodeStepConflict
 	CodeUnauthorized    = api.CodeUnauthorized
 	CodeTooLarge        = api.CodeTooLarge
 	CodeTooManyEpisodes = api.CodeTooManyEpisodes

@@ -90,9 +90,14 @@ func (s *Server) policyStepEnd(ctx context.Context, ep *episode, req StepRequest
 // chatResult is the tool message answering the episode's last action:
 // the policy's call id, or one made from the step's index.
 func chatResult(req StepRequest, ep *episode, obs trajectory.Observation) json.RawMessage {
-	callID := req.ToolCall.ID
+	return resultMessage(req.ToolCall.ID, ep.rec.K+len(ep.rec.Actions)-1, obs)
+}
+
+// resultMessage is the tool message answering step n's call callID (""
+// : one made from n).
+func resultMessage(callID string, n int, obs trajectory.Observation) json.RawMessage {
 	if callID == "" {
-		callID = chat.CallID(ep.rec.K + len(ep.rec.Actions) - 1)
+		callID = chat.CallID(n)
 	}
 	return chat.Result(callID, chat.ObservationText(obs))
 }

@@ -38,6 +38,9 @@ type record struct {
 	// verifier is charged to, and why (also a policy's end, evaluated
 	// with reward 0).
 	End *api.End `json:"end,omitempty"`
+	// Feeds: the outcome goes to the curriculum (kept so that an episode
+	// resumed after a restart still feeds it).
+	Feeds bool `json:"feeds,omitempty"`
 	// Recovered counts the sandbox's rebuilds after infrastructure faults.
 	Recovered int `json:"recovered,omitempty"`
 	// steps counts the actions of a record listed without them.

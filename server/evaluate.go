@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"net/http"
+	"strings"
 	"time"
 
 	epi "github.com/rbx-sandbox/rbx/episode"
@@ -38,6 +38,9 @@ func (s *Server) evaluateEpisode(ctx context.Context, id string) (EvaluateRespon
 		return *ep.answer, nil
 	}
 	if aerr := s.overdue(ctx, ep); aerr != nil {
+		return EvaluateResponse{}, aerr
+	}
+	if aerr := s.wake(ctx, ep); aerr != nil {
 		return EvaluateResponse{}, aerr
 	}
 	ep.used = now()

@@ -32,16 +32,22 @@ CREATE TABLE IF NOT EXISTS serve_episodes (
 	success INTEGER,            -- NULL until evaluated
 	record  TEXT NOT NULL       -- the JSON record: actions, outcome, parent
 );
-CREATE INDEX IF NOT EXISTS serve_episodes_state ON serve_episodes(state);`
+CREATE INDEX IF NOT EXISTS serve_episodes_state ON serve_episodes(state);
+CREATE TABLE IF NOT EXISTS serve_actions (
+	episode TEXT NOT NULL,
+	n       INTEGER NOT NULL,     -- the action's index among the episode's
+	action  TEXT NOT NULL,        -- the JSON action: step and observation
+	PRIMARY KEY (episode, n)
+);`
 
 // openJournal opens the state database at path for the journal alone
 // (WithJournal); the journal closes it.
-func openJournal(ctx context.Context, path string) (*journal, int, error) {
+func openJournal(ctx context.Context, path string, resume bool) (*journal, int, error) {
 	db, err := statedb.Open(ctx, path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("open episode journal: %w", err)
 	}
-	j, n, err := newJournal(ctx, db)
+	j, n, err := newJournal(ctx, db, resume)
 	if err != nil {
 		return nil, 0, errors.Join(fmt.Errorf("open episode journal %q: %w", path, err), db.Close())
 	}
@@ -49,20 +55,35 @@ func openJournal(ctx context.Context, path string) (*journal, int, error) {
 	return j, n, nil
 }
 
-// newJournal keeps the journal in db, a handle its owner closes, and
-// marks the episodes still open (a previous process died with them) as
-// lost; it returns how many.
-func newJournal(ctx context.Context, db *sql.DB) (*journal, int, error) {
+// newJournal keeps the journal in db, a handle its owner closes. Unless
+// resume (the server rebuilds them: openRecords), it marks the episodes
+// still open (a previous process died with them) as lost; it returns how
+// many.
+func newJournal(ctx context.Context, db *sql.DB, resume bool) (*journal, int, error) {
 	if _, err := db.ExecContext(ctx, journalSchema); err != nil {
 		return nil, 0, fmt.Errorf("create journal schema: %w", err)
 	}
+	j := &journal{db: db}
+	if resume {
+		return j, 0, nil
+	}
+	n, err := j.markLost(ctx)
+	return j, n, err
+}
+
+// markLost marks the episodes still open as lost and returns how many.
+func (j *journal) markLost(ctx context.Context) (int, error) {
+	db := j.db
 	res, err := db.ExecContext(ctx, `UPDATE serve_episodes SET state = ?, updated = ?,
 		record = json_set(record, '$.state', ?) WHERE state = ?`, StateLost, time.Now().UnixMilli(), StateLost, StateOpen)
 	if err != nil {
-		return nil, 0, fmt.Errorf("mark lost episodes: %w", err)
+		return 0, fmt.Errorf("mark lost episodes: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `DELETE FROM serve_actions WHERE episode IN (SELECT id FROM serve_episodes WHERE state = ?)`, StateLost); err != nil {
+		return 0, fmt.Errorf("mark lost episodes: %w", err)
 	}
 	n, _ := res.RowsAffected()
-	return &journal{db: db}, int(n), nil
+	return int(n), nil
 }
 
 // close closes the database when the journal opened it.
@@ -89,7 +110,83 @@ func (j *journal) put(ctx context.Context, r record) error {
 	if err != nil {
 		return fmt.Errorf("journal episode %s: %w", r.ID, err)
 	}
+	if r.State != StateOpen { // the record holds every action now
+		if _, err := j.db.ExecContext(context.WithoutCancel(ctx), `DELETE FROM serve_actions WHERE episode = ?`, r.ID); err != nil {
+			return fmt.Errorf("journal episode %s: %w", r.ID, err)
+		}
+	}
 	return nil
+}
+
+// appendAction saves an open episode's action n, before its answer: one
+// row per action, so a step costs one small write, not the whole record.
+func (j *journal) appendAction(ctx context.Context, id string, n int, a Action) error {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	if _, err := j.db.ExecContext(context.WithoutCancel(ctx), `INSERT OR REPLACE INTO serve_actions (episode, n, action) VALUES (?, ?, ?)`, id, n, string(b)); err != nil {
+		return fmt.Errorf("journal action %d of episode %s: %w", n, id, err)
+	}
+	return nil
+}
+
+// openRecords reads the episodes a previous process left open, each with
+// every action it journaled.
+func (j *journal) openRecords(ctx context.Context) ([]record, error) {
+	rows, err := j.db.QueryContext(ctx, `SELECT record FROM serve_episodes WHERE state = ?`, StateOpen)
+	if err != nil {
+		return nil, fmt.Errorf("journal open episodes: %w", err)
+	}
+	var recs []record
+	for rows.Next() {
+		var b string
+		var r record
+		if err := rows.Scan(&b); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("journal open episodes: %w", err)
+		}
+		if err := json.Unmarshal([]byte(b), &r); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("journal open episodes: %w", err)
+		}
+		recs = append(recs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal open episodes: %w", err)
+	}
+	for i := range recs {
+		if err := j.loadActions(ctx, &recs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
+
+// loadActions appends to r the actions journaled after its record.
+func (j *journal) loadActions(ctx context.Context, r *record) error {
+	rows, err := j.db.QueryContext(ctx, `SELECT n, action FROM serve_actions WHERE episode = ? AND n >= ? ORDER BY n`, r.ID, len(r.Actions))
+	if err != nil {
+		return fmt.Errorf("journal actions of %s: %w", r.ID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n int
+		var b string
+		if err := rows.Scan(&n, &b); err != nil {
+			return fmt.Errorf("journal actions of %s: %w", r.ID, err)
+		}
+		if n != len(r.Actions) {
+			return fmt.Errorf("journal actions of %s: action %d missing", r.ID, len(r.Actions))
+		}
+		var a Action
+		if err := json.Unmarshal([]byte(b), &a); err != nil {
+			return fmt.Errorf("journal action %d of %s: %w", n, r.ID, err)
+		}
+		r.Actions = append(r.Actions, a)
+	}
+	return rows.Err()
 }
 
 // get reads one record; ok is false when there is none.

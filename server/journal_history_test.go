@@ -16,7 +16,7 @@ import (
 // historyMax), oldest first.
 func TestLoadHistoryKeepsEveryTask(t *testing.T) {
 	ctx := context.Background()
-	j, _, err := openJournal(ctx, filepath.Join(t.TempDir(), "state.db"))
+	j, _, err := openJournal(ctx, filepath.Join(t.TempDir(), "state.db"), false)
 	t.Cleanup(func() { _ = j.close() })
 	require.NoError(t, err)
 	const tasks, each = 300, 20 // 6,000 outcomes

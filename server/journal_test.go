@@ -18,7 +18,7 @@ import (
 func TestJournalMarksOpenEpisodesLost(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "state.db")
-	j, lost, err := openJournal(ctx, path)
+	j, lost, err := openJournal(ctx, path, false)
 	require.NoError(t, err)
 	assert.Zero(t, lost)
 	now := time.Now()
@@ -28,7 +28,7 @@ func TestJournalMarksOpenEpisodesLost(t *testing.T) {
 	require.NoError(t, j.put(ctx, open))
 	require.NoError(t, j.put(ctx, done))
 	// No close: the process "died". The next one opens the same file.
-	j2, lost, err := openJournal(ctx, path)
+	j2, lost, err := openJournal(ctx, path, false)
 	t.Cleanup(func() { _ = j2.close(); _ = j.close() })
 	require.NoError(t, err)
 	assert.Equal(t, 1, lost)
@@ -59,7 +59,7 @@ func TestJournalSharesStateDB(t *testing.T) {
 		}
 	})
 	require.NoError(t, err)
-	j, lost, err := newJournal(ctx, st.DB())
+	j, lost, err := newJournal(ctx, st.DB(), false)
 	require.NoError(t, err)
 	assert.Zero(t, lost)
 	assert.Same(t, st.DB(), j.db)
@@ -85,7 +85,7 @@ func TestJournalSharesStateDB(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []curriculum.TaskInfo{ti}, tasks)
 	assert.Len(t, outs, 1)
-	j2, lost, err := newJournal(ctx, st2.DB())
+	j2, lost, err := newJournal(ctx, st2.DB(), false)
 	require.NoError(t, err)
 	assert.Equal(t, 1, lost)
 	_, ok, err := j2.get(ctx, "ep_00000000000000000001")

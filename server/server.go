@@ -49,6 +49,7 @@ type Server struct {
 	pending int // --max-episodes slots claimed by resets and forks in flight
 	closed  bool
 	lost    int
+	resumed int // episodes a previous process left open, taken back
 	started time.Time
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -75,9 +76,9 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 		hist: newHistory(historyMax), groups: newKeyedGroups(cfg.groupWindow, 4*cfg.maxOpen), started: time.Now(), stop: make(chan struct{})}
 	switch {
 	case cfg.db != nil:
-		s.jr, s.lost, err = newJournal(ctx, cfg.db)
+		s.jr, s.lost, err = newJournal(ctx, cfg.db, cfg.repairs > 0)
 	case cfg.dbPath != "":
-		s.jr, s.lost, err = openJournal(ctx, cfg.dbPath)
+		s.jr, s.lost, err = openJournal(ctx, cfg.dbPath, cfg.repairs > 0)
 	}
 	if err != nil {
 		return nil, err
@@ -85,6 +86,11 @@ func New(ctx context.Context, rs *reset.Resetter, rp *replayer.Replayer, eng *cu
 	if s.jr != nil {
 		if err := errors.Join(s.jr.loadHistory(ctx, s.hist), s.restoreReferences(ctx)); err != nil {
 			return nil, errors.Join(err, s.jr.close())
+		}
+		if cfg.repairs > 0 {
+			if err := s.resumeOpen(ctx); err != nil {
+				return nil, errors.Join(err, s.jr.close())
+			}
 		}
 	}
 	if err := s.registerNew(); err != nil { // one commit, not one per task

@@ -37,7 +37,16 @@ func (s *Server) stepEpisode(ctx context.Context, id string, req StepRequest) (S
 	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
+	if rep, aerr := s.repeated(ep, req); rep != nil || aerr != nil {
+		if aerr != nil {
+			return StepResponse{}, aerr
+		}
+		return *rep, nil
+	}
 	if aerr := s.overdue(ctx, ep); aerr != nil {
+		return StepResponse{}, aerr
+	}
+	if aerr := s.wake(ctx, ep); aerr != nil {
 		return StepResponse{}, aerr
 	}
 	if len(ep.rec.Actions) >= s.cfg.maxSteps {
@@ -73,7 +82,11 @@ func (s *Server) stepEpisode(ctx context.Context, id string, req StepRequest) (S
 	resp := StepResponse{Episode: id, Step: ep.rec.K + len(ep.rec.Actions) - 1, Observation: obs,
 		Message: chatResult(req, ep, a.Observation), Terminated: obs.SessionLost,
 		Info: StepInfo{ServerMS: ms(since(start)), ExecMS: obs.DurationMS, Steps: n, IntervenedSteps: iv, Recovered: ep.rec.Recovered}}
-	s.journalOpen(ctx, ep) // before the answer: a restart rebuilds the episode with this action
+	if s.jr != nil { // before the answer: a restart rebuilds the episode with this action
+		if err := s.jr.appendAction(ctx, id, len(ep.rec.Actions)-1, a); err != nil {
+			return StepResponse{}, apiErr(http.StatusInternalServerError, CodeInternal, "%v", err)
+		}
+	}
 	switch {
 	case cut && obs.TimedOut, !now().Before(ep.deadline):
 		s.truncate(ctx, ep)

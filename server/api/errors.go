@@ -12,6 +12,7 @@ const (
 	CodeUnknownVersion  = "unknown_version"    // no such reference version
 	CodeEpisodeFinished = "episode_finished"   // evaluated, closed, expired, truncated, failed or lost
 	CodeStepLimit       = "step_limit"         // the episode used its steps
+	CodeStepConflict    = "step_conflict"      // a step number that is neither the next nor a retry
 	CodeResetFailed     = "reset_failed"       // the replay to k failed
 	CodeSandboxLost     = "sandbox_lost"       // the infrastructure lost the episode's sandbox beyond repair
 	CodeTaskBroken      = "task_broken"        // the task's reference or verifier is broken

@@ -13,6 +13,12 @@ type StepRequest struct {
 	Intervened bool `json:"intervened,omitempty"`
 	// Tokens is the policy's token count for this turn, for the shift filter.
 	Tokens int `json:"tokens,omitempty"`
+	// Step, when set, is the step number this action takes (the
+	// episode's k plus its actions so far). It makes a retry safe: a step
+	// number already run answers with that action's recorded answer
+	// (info.repeated) without running it again; another number than the
+	// next is refused (409 step_conflict).
+	Step *int `json:"step,omitempty"`
 }
 
 // StepResponse is the gym-style answer to a step: the observation (also
@@ -53,6 +59,9 @@ type StepInfo struct {
 	// memory, or its action fails every sandbox); the episode is
 	// evaluated with reward 0 and evaluate returns that outcome.
 	End *End `json:"end,omitempty"`
+	// Repeated: this answers a retried step number; the action did not
+	// run again (StepRequest.Step).
+	Repeated bool `json:"repeated,omitempty"`
 }
 
 // Why a step response is truncated.
