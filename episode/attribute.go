@@ -70,7 +70,14 @@ func cannotFork(err error) bool {
 	if err == nil {
 		return false
 	}
-	return errors.Is(err, syscall.EAGAIN) || strings.Contains(strings.ToLower(err.Error()), "resource temporarily unavailable")
+	return errors.Is(err, syscall.EAGAIN) || ForkFailed(err.Error())
+}
+
+// ForkFailed reports a program's words for a fork the kernel refused
+// (EAGAIN at the pids limit): the engine's, bash's, dash's.
+func ForkFailed(text string) bool {
+	t := strings.ToLower(text)
+	return strings.Contains(t, "resource temporarily unavailable") || strings.Contains(t, "cannot fork")
 }
 
 func goneReason(cause string) string {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	epi "github.com/rbx-sandbox/rbx/episode"
@@ -106,5 +105,5 @@ func (s *Server) unstartable(ctx context.Context, ep *episode, res *verifier.Res
 // unrun reports a verifier that failed without running as written: its
 // command not found or not executable (exit 127, 126), or unable to fork.
 func unrun(res *verifier.Result) bool {
-	return res.ExitCode == 126 || res.ExitCode == 127 || strings.Contains(res.Output, "Resource temporarily unavailable")
+	return res.ExitCode == 126 || res.ExitCode == 127 || epi.ForkFailed(res.Output)
 }

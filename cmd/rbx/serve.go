@@ -38,6 +38,7 @@ type serveOptions struct {
 	maxShare  float64
 	evidence  time.Duration
 	maxGroup  int
+	repairs   int
 	// noOpenEnv turns OpenEnv's protocol off; groupWindow is how long a
 	// keyed group takes members.
 	noOpenEnv   bool
@@ -112,6 +113,7 @@ successes; or the window rule, or Wald's sequential test (docs/curriculum.md#dec
 	f.Float64Var(&o.maxShare, "max-intervention-share", 0.5, "shift filter: flag episodes whose intervened share of steps or tokens is above this")
 	f.DurationVar(&o.evidence, "evidence-interval", time.Second, "least time between two evidence calls on one episode (each replays it in a scratch sandbox); 0: no limit")
 	f.IntVar(&o.maxGroup, "max-group", 64, "largest group one reset may ask for")
+	f.IntVar(&o.repairs, "repairs", 3, "times one episode's sandbox may be rebuilt by replay after infrastructure faults, and whether episodes open at a restart resume (0: never; they end attributed to the infrastructure, or lost; docs/durability.md)")
 	f.BoolVar(&o.noOpenEnv, "no-openenv", false, "do not serve OpenEnv's protocol (/ws, /health, /schema, /metadata, /mcp; under /TOKEN/ with --token-file; docs/openenv.md)")
 	f.DurationVar(&o.reloadEvery, "reload-interval", 10*time.Second, "how often --tasks is checked for new tasks (0: only on SIGHUP); new tasks are served without a restart, changed ones refused and named in the log")
 	f.BoolVar(&o.waitForTasks, "wait-for-tasks", false, "start even when --tasks holds no task yet (creating the directory if missing) and serve tasks as the reload finds them: for a tasks volume another pod fills (deploy/kubernetes)")
@@ -277,7 +279,7 @@ func runServe(ctx context.Context, s Streams, log *slog.Logger, o *serveOptions)
 	}
 	opts := []server.Option{server.WithToken(token), server.WithEpisodeTTL(o.ttl),
 		server.WithMaxInterventionShare(o.maxShare), server.WithMaxGroup(o.maxGroup), server.WithMaxEpisodes(o.maxOpen), server.WithMaxBody(o.maxBody),
-		server.WithJournalDB(db.DB()), server.WithLogger(log), server.WithEvidenceInterval(o.evidence), server.WithPrewarm(o.capacity.prewarm), server.WithTaskSeries(o.series)}
+		server.WithJournalDB(db.DB()), server.WithLogger(log), server.WithEvidenceInterval(o.evidence), server.WithPrewarm(o.capacity.prewarm), server.WithTaskSeries(o.series), server.WithRepairs(o.repairs)}
 	if o.refresh {
 		opts = append(opts, server.WithReferenceRefresh(rt, o.repeats))
 	}
