@@ -15,7 +15,10 @@ var ErrFrozen = errors.New("the sandbox did not answer by the deadline")
 // Attribute charges a sandbox failure (err, from a step or a verifier
 // run) to the policy or the infrastructure, by this rule, first match:
 //
-//  1. the sandbox died at its memory limit (OOM killed) → policy;
+//  1. the sandbox died at its memory limit (OOM killed), or its init
+//     ended by itself (a status below 128: rbx's keep-alive loop only
+//     ends when it cannot start its next sleep, the sandbox's processes
+//     having taken every slot) → policy;
 //  2. it is at its process limit, or the engine could not fork a
 //     process in it ("resource temporarily unavailable") → policy;
 //  3. the session shell ended while the sandbox runs → policy;
@@ -29,9 +32,9 @@ var ErrFrozen = errors.New("the sandbox did not answer by the deadline")
 //     action that fails the rebuilt sandbox too is the policy's
 //     (Reproduced, see Unexplained).
 //
-// A process inside a sandbox cannot kill or stop its init (the kernel
-// ignores those signals from inside its pid namespace), so a killed or
-// stopped sandbox is the outside's doing. h is what a probe saw (zero
+// A process inside a sandbox cannot kill its init (the kernel ignores
+// those signals from inside its pid namespace), so a sandbox killed by a
+// signal (status 128+n) is the outside's doing. h is what a probe saw (zero
 // when the backend has no Prober or the probe failed).
 func Attribute(err error, h sandbox.Health) End {
 	detail := ""
@@ -45,6 +48,8 @@ func Attribute(err error, h sandbox.Health) End {
 	switch {
 	case gone != nil && gone.Cause == sandbox.CauseOOMKilled:
 		return policyEnd(ReasonOOMKilled, gone.Error())
+	case gone != nil && gone.Cause == sandbox.CauseExited && gone.ExitCode > 0 && gone.ExitCode < 128:
+		return policyEnd(ReasonInitExited, gone.Error())
 	case h.PidsExhausted():
 		return policyEnd(ReasonPidsExhausted, detail)
 	case gone == nil && cannotFork(err):

@@ -29,6 +29,8 @@ func TestAttribute(t *testing.T) {
 		{"shell ended", fmt.Errorf("step: %w", sandbox.ErrSessionLost), sandbox.Health{}, episode.Policy, episode.ReasonShellExited},
 		{"paused", errors.New("timeout"), sandbox.Health{Frozen: true}, episode.Infrastructure, episode.ReasonFrozen},
 		{"no answer by the deadline", fmt.Errorf("%w: exec", episode.ErrFrozen), sandbox.Health{}, episode.Infrastructure, episode.ReasonUnresponsive},
+		{"init ended by itself", fmt.Errorf("exec: %w", &sandbox.GoneError{ID: "c", Cause: sandbox.CauseExited, ExitCode: 2}), sandbox.Health{}, episode.Policy, episode.ReasonInitExited},
+		{"stopped, status unknown", fmt.Errorf("exec: %w", &sandbox.GoneError{ID: "c", Cause: sandbox.CauseExited}), sandbox.Health{}, episode.Infrastructure, episode.ReasonExited},
 		{"killed from outside", gone(sandbox.CauseKilled), sandbox.Health{}, episode.Infrastructure, episode.ReasonKilled},
 		{"removed", gone(sandbox.CauseRemoved), sandbox.Health{}, episode.Infrastructure, episode.ReasonRemoved},
 		{"probe sees it removed", errors.New("exec: eof"), sandbox.Health{Gone: &sandbox.GoneError{Cause: sandbox.CauseRemoved}}, episode.Infrastructure, episode.ReasonRemoved},

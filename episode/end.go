@@ -24,6 +24,7 @@ const (
 	ReasonPidsExhausted = "pids_exhausted" // policy: the sandbox is at its process limit
 	ReasonShellExited   = "shell_exited"   // policy: its action ended the session shell
 	ReasonReproduced    = "reproduced"     // policy: the action failed a rebuilt sandbox too
+	ReasonInitExited    = "init_exited"    // policy: the sandbox's init ended by itself (status < 128)
 
 	ReasonKilled            = "sandbox_killed"       // infrastructure: killed from outside
 	ReasonExited            = "sandbox_exited"       // infrastructure: stopped
