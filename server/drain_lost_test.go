@@ -73,4 +73,13 @@ func TestRestartResumesEpisodes(t *testing.T) {
 	assert.Equal(t, server.CodeStepConflict, errorCode(t, raw))
 	last := h2.step(open.ID, shellCall("cat mine", ""), false)
 	assert.Equal(t, "one\ntwo\n", last.Observation.Output, "the retry did not run the action again")
+
+	// An evaluation answered just before a restart answers its retry.
+	first1 := h2.evaluate(open.ID)
+	require.NoError(t, h2.srv.Close(t.Context()))
+	h3 := newHarness(t, nil, []server.Entry{runShPath(t)}, server.WithJournal(state))
+	again1 := h3.evaluate(open.ID)
+	assert.Equal(t, first1.Reward, again1.Reward)
+	assert.Equal(t, first1.Success, again1.Success)
+	assert.Equal(t, 1, again1.Recovered)
 }

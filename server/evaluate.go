@@ -29,6 +29,9 @@ func (s *Server) evaluate(r *http.Request) (any, *APIError) {
 func (s *Server) evaluateEpisode(ctx context.Context, id string) (EvaluateResponse, *APIError) {
 	ep, aerr := s.live(ctx, id)
 	if aerr != nil {
+		if out, ok := s.recordedAnswer(ctx, id); ok {
+			return out, nil
+		}
 		return EvaluateResponse{}, aerr
 	}
 	ep.mu.Lock()
@@ -106,4 +109,28 @@ func (s *Server) unstartable(ctx context.Context, ep *episode, res *verifier.Res
 // command not found or not executable (exit 127, 126), or unable to fork.
 func unrun(res *verifier.Result) bool {
 	return res.ExitCode == 126 || res.ExitCode == 127 || epi.ForkFailed(res.Output)
+}
+
+// recordedAnswer is the answer of an evaluation the journal holds (the
+// episode no longer in memory: a restart, or past --episode-ttl), for a
+// client retrying its evaluate.
+func (s *Server) recordedAnswer(ctx context.Context, id string) (EvaluateResponse, bool) {
+	if s.jr == nil {
+		return EvaluateResponse{}, false
+	}
+	rec, found, err := s.jr.get(ctx, id)
+	if err != nil || !found || rec.State != StateEvaluated || rec.Outcome == nil {
+		return EvaluateResponse{}, false
+	}
+	iv, n, ivTok, _ := interventions(rec.Actions)
+	out := EvaluateResponse{Episode: rec.ID, Task: rec.Task, K: rec.K, T: rec.T, Success: rec.Outcome.Success, Reward: rec.Outcome.Reward,
+		Steps: n, ReferenceVersion: max(rec.RefVersion, 1), Intervened: Intervention{Steps: iv, Tokens: ivTok, Share: rec.Outcome.InterventionShr},
+		ShiftExceeded: rec.Outcome.ShiftExceeded, Observed: rec.Feeds && iv == 0, Recovered: rec.Recovered, End: rec.End, Rubric: []verifier.RubricScore{}}
+	if rec.Verifier != nil {
+		out.Verifier, out.Score = *rec.Verifier, rec.Verifier.Score
+		if rec.Verifier.Rubric != nil {
+			out.Rubric = rec.Verifier.Rubric
+		}
+	}
+	return out, true
 }
