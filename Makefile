@@ -159,6 +159,7 @@ bench-run:
 	$(GO) test -run '^$$' -bench ServeLoad -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench PrefixCache -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench StartManyTasks -benchtime 1x -timeout 30m ./server/
+	$(GO) test -run '^$$' -bench Chaos -benchtime 1x -timeout 30m ./server/
 	$(GO) test -run '^$$' -bench OverviewManyTasks -timeout 30m ./dashboard/
 	RBX_BENCH_SERVE_FLAGS_10='$(DATASET_FLAGS_10)' RBX_BENCH_SERVE_FLAGS_1000='$(DATASET_FLAGS_1000)' $(GO) test -run '^$$' -bench Dataset -benchtime 1x -timeout 90m ./server/
 	$(GO) test -run '^$$' -bench NextObserve -timeout 10m ./curriculum/

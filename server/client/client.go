@@ -178,14 +178,21 @@ func (c *Client) post(ctx context.Context, path string, body, out any) error {
 // page) becomes the message.
 func apiError(resp *http.Response, data []byte) *api.APIError {
 	var doc struct {
-		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
+		Error map[string]any `json:"error"`
 	}
 	e := &api.APIError{Status: resp.StatusCode, Code: "http_" + fmt.Sprint(resp.StatusCode), Message: strings.TrimSpace(string(data))}
-	if json.Unmarshal(data, &doc) == nil && doc.Error.Code != "" {
-		e.Code, e.Message = doc.Error.Code, doc.Error.Message
+	if json.Unmarshal(data, &doc) == nil {
+		code, _ := doc.Error["code"].(string)
+		msg, _ := doc.Error["message"].(string)
+		if code != "" {
+			e.Code, e.Message = code, msg
+			// The details (attribution, reason, retryable, ...) as sent.
+			for k, v := range doc.Error {
+				if k != "code" && k != "message" {
+					e.With(k, v)
+				}
+			}
+		}
 	}
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
 		e.RetryAfter = s
