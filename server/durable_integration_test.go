@@ -145,6 +145,9 @@ func TestIntegrationServeAttribution(t *testing.T) {
 		code, raw := h.call("POST", "/v1/episodes/"+ep.ID+"/evaluate", nil, &ev)
 		require.Equal(t, http.StatusOK, code, "%s", raw)
 		assert.Equal(t, 1.0, ev.Reward, "%s", raw)
+		_, raw = h.call("GET", "/metrics", nil, nil)
+		assert.Contains(t, string(raw), `rbx_serve_episodes_recovered_total{reason="sandbox_frozen"} 1`, "the engine's pause is the evidence")
+		assert.Contains(t, string(raw), `rbx_serve_episodes_recovered_total{reason="sandbox_killed"} 1`)
 	})
 
 	t.Run("broken verifier is the task's", func(t *testing.T) {
