@@ -89,8 +89,8 @@ func ownedBy(t *testing.T, rt sandbox.Runtime, pid int) []sandbox.Info {
 
 // TestIntegrationServeKill9: kill -9 the server under load, restart it on
 // the same state: every acknowledged outcome is there, the episodes that
-// were open are reported lost, and no container of the old process
-// survives the restart.
+// were open resume under their ids (rebuilt by replay at their next call),
+// and no container of the old process survives the restart.
 func TestIntegrationServeKill9(t *testing.T) {
 	rt := dockerOrSkip(t)
 	bin := buildRBX(t)
@@ -149,7 +149,7 @@ func TestIntegrationServeKill9(t *testing.T) {
 		}(c)
 	}
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 12 }, 90*time.Second, 50*time.Millisecond)
-	// Two episodes held open across the crash: they must be reported lost.
+	// Two episodes held open across the crash: they must resume.
 	var held struct{ Episodes []struct{ ID string } }
 	require.Equal(t, http.StatusOK, post(old.url+"/v1/reset", map[string]any{"task": "run-sh-path", "checkpoint": 5, "group": 2}, &held))
 	oldPID := old.cmd.Process.Pid
@@ -180,8 +180,18 @@ func TestIntegrationServeKill9(t *testing.T) {
 		lostIDs[e.ID] = true
 	}
 	assert.Len(t, lost.Episodes, lost.LostAtStart)
+	assert.Zero(t, lost.LostAtStart, "the episodes open at the crash resume, none is lost")
 	for _, e := range held.Episodes {
-		assert.True(t, lostIDs[e.ID], "episode %s was open when the server died", e.ID)
+		// The next call rebuilds the sandbox by replay and goes on.
+		var sr struct {
+			Observation struct{ Output string }
+			Info        struct{ Recovered int }
+		}
+		require.Equal(t, http.StatusOK, post(fresh.url+"/v1/episodes/"+e.ID+"/step",
+			map[string]any{"tool_call": map[string]any{"name": "shell", "arguments": map[string]any{"command": "echo resumed"}}}, &sr), e.ID)
+		assert.Equal(t, "resumed\n", sr.Observation.Output, e.ID)
+		assert.Equal(t, 1, sr.Info.Recovered, e.ID)
+		require.Equal(t, http.StatusOK, post(fresh.url+"/v1/episodes/"+e.ID+"/close", nil, nil), e.ID)
 	}
 	// The curriculum holds exactly these outcomes, not just as many: every
 	// acknowledged one and every open one that made it to evaluated, each
@@ -191,8 +201,8 @@ func TestIntegrationServeKill9(t *testing.T) {
 	for _, a := range acked {
 		want.add(a.success)
 	}
-	for id := range opened { // open when killed: lost, or evaluated if only the answer was lost
-		if lostIDs[id] {
+	for id := range opened { // open when killed: resumed, or evaluated if only the answer was lost
+		if lostIDs[id] || stateOf(t, fresh.url, id) != "evaluated" {
 			continue
 		}
 		want.add(evaluatedOutcome(t, fresh.url, id))
@@ -201,12 +211,23 @@ func TestIntegrationServeKill9(t *testing.T) {
 	require.Less(t, want.successes, want.episodes, "some acknowledged episodes failed")
 	assert.Equal(t, map[int]curriculumCount{11: want}, curriculumCounts(t, fresh.url),
 		"the curriculum holds exactly the acknowledged (and recovered) outcomes")
-	fmt.Fprintf(os.Stderr, "kill -9: %d acknowledged outcomes kept, %d open episodes reported lost\n", len(acked), lost.LostAtStart)
+	fmt.Fprintf(os.Stderr, "kill -9: %d acknowledged outcomes kept, %d held episodes resumed\n", len(acked), len(held.Episodes))
 
 	newPID := fresh.cmd.Process.Pid
 	require.NoError(t, fresh.cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, fresh.cmd.Wait(), "%s", fresh.stderr)
 	assert.Empty(t, ownedBy(t, rt, newPID), "a drained server leaves nothing")
+}
+
+// stateOf is an episode's state on the server at url.
+func stateOf(t *testing.T, url, id string) string {
+	t.Helper()
+	var rec struct{ State string }
+	resp, err := http.Get(url + "/v1/episodes/" + id)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&rec))
+	return rec.State
 }
 
 // evaluatedOutcome requires the episode to be evaluated on the server at
