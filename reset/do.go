@@ -154,31 +154,33 @@ func (r *Resetter) ResetHeld(ctx context.Context, h *Hold, tk *task.Task, traj *
 // Release gives a sandbox from Reset back: recycled in place for its
 // class when the class recycles and wants it warm, removed otherwise.
 func (r *Resetter) Release(sb sandbox.Sandbox) {
-	if sb == nil {
-		return
-	}
-	r.mu.Lock()
-	h, ok := r.out[sb.ID()]
-	delete(r.out, sb.ID())
-	r.mu.Unlock()
-	if ok {
-		h.pool.Return(sb)
+	if p := r.takeBack(sb); p != nil {
+		p.Return(sb)
 	}
 }
 
 // Discard removes a sandbox from Reset, never recycling it: its state is
 // not trusted (it failed, froze or was found dead under an episode).
 func (r *Resetter) Discard(sb sandbox.Sandbox) {
+	if p := r.takeBack(sb); p != nil {
+		p.Discard(sb)
+	}
+}
+
+// takeBack forgets a sandbox Reset handed out and returns its pool (nil
+// when it is not one of ours, or was given back already).
+func (r *Resetter) takeBack(sb sandbox.Sandbox) *pool.Pool {
 	if sb == nil {
-		return
+		return nil
 	}
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	h, ok := r.out[sb.ID()]
-	delete(r.out, sb.ID())
-	r.mu.Unlock()
-	if ok {
-		h.pool.Discard(sb)
+	if !ok {
+		return nil
 	}
+	delete(r.out, sb.ID())
+	return h.pool
 }
 
 // Retryable reports whether err is the infrastructure's fault (the sandbox

@@ -41,10 +41,11 @@ func (s *Server) evidence(r *http.Request) (any, *APIError) {
 	if aerr := s.evidenceAllowed(id); aerr != nil {
 		return nil, aerr
 	}
-	if aerr := s.reserve(1); aerr != nil {
+	claim, aerr := s.reserve(1)
+	if aerr != nil {
 		return nil, aerr
 	}
-	defer s.unreserve(1)
+	defer claim.release()
 	base := min(at, rec.K)
 	st := evidence.State{Task: e.Task, Ref: e.Ref, K: base, Actions: recordedActions(rec.Actions[:at-base])}
 	res, err := evidence.Score(r.Context(), s.evidenceSource(), st, req.Verifier)

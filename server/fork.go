@@ -33,15 +33,11 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 	}
 	t := *req.T
 	base := min(t, rec.K) // reset checks that it is a checkpoint
-	if aerr := s.reserve(1); aerr != nil {
+	claim, aerr := s.reserve(1)
+	if aerr != nil {
 		return nil, aerr
 	}
-	admitted := false
-	defer func() {
-		if !admitted {
-			s.unreserve(1)
-		}
-	}()
+	defer claim.release()
 	ep, info, aerr := s.open(r.Context(), e, base, nil, nil)
 	if aerr != nil {
 		return nil, aerr
@@ -64,10 +60,9 @@ func (s *Server) fork(r *http.Request) (any, *APIError) {
 	info.Timings.InheritMS = ms(since(inheritStart))
 	info.Parent, info.ForkT = id, &t
 	ep.rec.Parent, ep.rec.ForkT = id, t
-	if aerr := s.admit(r.Context(), ep); aerr != nil {
+	if aerr := s.admit(r.Context(), ep, claim); aerr != nil {
 		s.discard([]*episode{ep})
 		return nil, aerr
 	}
-	admitted = true
 	return ForkResponse{Episode: info, Tools: toolsOf(ep.entry), TotalMS: ms(since(start))}, nil
 }

@@ -13,11 +13,20 @@ import (
 // free up as soon as a trainer evaluates or closes an episode.
 const retryAfter = 1
 
-// reserve claims n of the --max-episodes slots for a reset or fork in
-// flight, counting the episodes that hold a sandbox and the other claims
-// in flight. admit turns a claim into an open episode; the caller gives
-// back the claims it did not admit with unreserve.
-func (s *Server) reserve(n int) *APIError {
+// slots is a claim on some of the --max-episodes slots, taken by reserve
+// for a reset, fork, evidence call or rebuild in flight. Each slot is
+// given up exactly once: admit turns one into an open episode, release
+// gives back whatever is left — and may be called any number of times
+// (deferred right after reserve), so no path gives a slot back twice or
+// forgets one.
+type slots struct {
+	s    *Server
+	left int // guarded by s.mu
+}
+
+// reserve claims n of the --max-episodes slots, counting the episodes
+// that hold a sandbox and the other claims in flight.
+func (s *Server) reserve(n int) (*slots, *APIError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	open := s.pending
@@ -31,20 +40,32 @@ func (s *Server) reserve(n int) *APIError {
 			"%d episode(s) open or starting and %d asked for: the server's limit is %d (--max-episodes); evaluate or close episodes, then retry",
 			open, n, s.cfg.maxOpen).With("open", open).With("max", s.cfg.maxOpen).With("retry_after", retryAfter)
 		e.RetryAfter = retryAfter
-		return e
+		return nil, e
 	}
 	s.pending += n
-	return nil
+	return &slots{s: s, left: n}, nil
 }
 
-// unreserve gives back n claims that were not admitted.
-func (s *Server) unreserve(n int) {
-	if n <= 0 {
+// release gives back the slots not admitted; nil-safe and idempotent.
+func (c *slots) release() {
+	if c == nil {
 		return
 	}
-	s.mu.Lock()
-	s.pending -= n
-	s.mu.Unlock()
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.s.pending -= c.left
+	c.left = 0
+}
+
+// takeLocked turns one slot into an open episode, false when none is
+// left. Callers hold s.mu.
+func (c *slots) takeLocked() bool {
+	if c == nil || c.left == 0 {
+		return false
+	}
+	c.left--
+	c.s.pending--
+	return true
 }
 
 // overdue ends an open episode past its deadline as truncated and says so;

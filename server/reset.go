@@ -42,12 +42,11 @@ func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetRespons
 		return ResetResponse{}, apiErr(http.StatusBadRequest, CodeBadRequest, "group %d: expected 1 to %d (--max-group, --max-episodes)", n, limit).
 			With("retryable", false)
 	}
-	e, k, purpose, aerr := s.pick(req)
+	e, k, purpose, claim, aerr := s.pick(req)
 	if aerr != nil {
 		return ResetResponse{}, aerr
 	}
-	admitted := 0
-	defer func() { s.unreserve(n - admitted) }()
+	defer claim.release()
 	hold, err := s.rs.Hold(ctx, e.Task, e.Ref, k, n)
 	if err != nil {
 		if ae := capacityErr(err, s.rs.Budget()); ae != nil {
@@ -84,11 +83,10 @@ func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetRespons
 		ep.observe = feed && k < e.Ref.Len() && e.Ref.ValidCheckpoint(k)
 		ep.rec.Feeds = ep.observe
 		ep.rec.Purpose, ep.groupKey = purpose, req.GroupKey
-		if aerr := s.admit(ctx, ep); aerr != nil {
+		if aerr := s.admit(ctx, ep, claim); aerr != nil {
 			s.discard(eps)
 			return ResetResponse{}, aerr
 		}
-		admitted++
 	}
 	return ResetResponse{Task: e.Task.ID, K: k, T: e.Ref.Len(), Purpose: purpose, Tools: toolsOf(e),
 		Episodes: infos, TotalMS: ms(since(start))}, nil
@@ -98,24 +96,25 @@ func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetRespons
 // chooses k, under adoptMu: the reference and k are read together (an
 // adoption between them would pair k of one version with the steps of
 // another), and the slots are claimed before k so that a refused group
-// does not move the curriculum. On success the caller owns req.Size()
-// slots (admit or unreserve).
-func (s *Server) pick(req ResetRequest) (*Entry, int, string, *APIError) {
+// does not move the curriculum. On success the caller owns the claim on
+// req.Size() slots (admit, release).
+func (s *Server) pick(req ResetRequest) (*Entry, int, string, *slots, *APIError) {
 	s.adoptMu.RLock()
 	defer s.adoptMu.RUnlock()
 	e, aerr := s.entry(req.Task)
 	if aerr != nil {
-		return nil, 0, "", aerr
+		return nil, 0, "", nil, aerr
 	}
-	if aerr := s.reserve(req.Size()); aerr != nil {
-		return nil, 0, "", aerr
+	claim, aerr := s.reserve(req.Size())
+	if aerr != nil {
+		return nil, 0, "", nil, aerr
 	}
 	k, purpose, aerr := s.checkpoint(e, req)
 	if aerr != nil {
-		s.unreserve(req.Size())
-		return nil, 0, "", aerr
+		claim.release()
+		return nil, 0, "", nil, aerr
 	}
-	return e, k, purpose, nil
+	return e, k, purpose, claim, nil
 }
 
 // checkpoint is the request's k: explicit, or the curriculum's choice.
@@ -187,9 +186,8 @@ func (s *Server) open(ctx context.Context, e *Entry, k int, memo *messageMemo, h
 }
 
 // admit journals an episode as open and makes it reachable, turning one
-// of the caller's reserved slots into it; its episode_timeout runs from
-// now.
-func (s *Server) admit(ctx context.Context, ep *episode) *APIError {
+// of claim's slots into it; its episode_timeout runs from now.
+func (s *Server) admit(ctx context.Context, ep *episode, claim *slots) *APIError {
 	ep.deadline = now().Add(ep.entry.Task.EpisodeTimeout())
 	if s.jr != nil {
 		if err := s.jr.put(ctx, ep.snapshot()); err != nil {
@@ -201,8 +199,10 @@ func (s *Server) admit(ctx context.Context, ep *episode) *APIError {
 	if s.closed {
 		return apiErr(http.StatusServiceUnavailable, CodeShuttingDown, "the server is shutting down")
 	}
+	if !claim.takeLocked() {
+		return apiErr(http.StatusInternalServerError, CodeInternal, "episode %s: admitted without a slot", ep.rec.ID)
+	}
 	s.eps[ep.rec.ID] = ep
-	s.pending--
 	return nil
 }
 

@@ -51,10 +51,13 @@ func (s *Server) wake(ctx context.Context, ep *episode) *APIError {
 	if ep.sb != nil || ep.rec.State != StateOpen {
 		return nil
 	}
-	if aerr := s.reserve(1); aerr != nil {
+	// The slot is held while the sandbox is rebuilt; then the episode
+	// holds one as every open episode does.
+	claim, aerr := s.reserve(1)
+	if aerr != nil {
 		return aerr
 	}
-	defer s.unreserve(1)
+	defer claim.release()
 	start := now()
 	if err := s.rebuild(ctx, ep); err != nil {
 		if ctx.Err() != nil {

@@ -42,7 +42,8 @@ func (b *rockBackend) Start(ctx context.Context, req rock.StartRequest) (rock.Le
 	if b.rt == nil {
 		return nil, fmt.Errorf("image %q: this server starts rbx:// images only (rbx://TASK@auto)", req.Image)
 	}
-	if aerr := b.s.reserve(1); aerr != nil {
+	claim, aerr := b.s.reserve(1)
+	if aerr != nil {
 		return nil, aerr
 	}
 	spec := sandbox.Spec{Image: req.Image, Workdir: "/", Network: b.network, OutputCap: rockOutputCap,
@@ -57,7 +58,7 @@ func (b *rockBackend) Start(ctx context.Context, req rock.StartRequest) (rock.Le
 	// before its creation until its removal has ended.
 	lease, err := b.s.rs.Budget().Acquire(ctx, 1)
 	if err != nil {
-		b.s.unreserve(1)
+		claim.release()
 		return nil, fmt.Errorf("start image %q: %w", req.Image, err)
 	}
 	slot := lease.Slot()
@@ -65,11 +66,11 @@ func (b *rockBackend) Start(ctx context.Context, req rock.StartRequest) (rock.Le
 	sb, err := b.rt.Create(ctx, spec)
 	if err != nil {
 		slot.Release()
-		b.s.unreserve(1)
+		claim.release()
 		return nil, fmt.Errorf("start image %q: %w", req.Image, err)
 	}
 	meta := map[string]string{"rbx.kind": "image", "rbx.sandbox": sb.ID()}
-	return &rock.SandboxLease{SB: sb, Meta: meta, Release: func() { slot.Release(); b.s.unreserve(1) }}, nil
+	return &rock.SandboxLease{SB: sb, Meta: meta, Release: func() { slot.Release(); claim.release() }}, nil
 }
 
 // startEpisodeLease resets one episode of req.Ref's task to its checkpoint.
@@ -83,27 +84,27 @@ func (s *Server) startEpisodeLease(ctx context.Context, req rock.StartRequest) (
 		e       *Entry
 		k       int
 		purpose string
+		claim   *slots
 		aerr    *APIError
 	)
 	if ref.Trajectory == "" || s.isCurrent(ref.Task, ref.Trajectory) {
-		e, k, purpose, aerr = s.pick(rr)
+		e, k, purpose, claim, aerr = s.pick(rr)
 	} else {
-		e, k, purpose, aerr = s.pickVersion(ref)
+		e, k, purpose, claim, aerr = s.pickVersion(ref)
 	}
 	if aerr != nil {
 		return nil, aerr
 	}
+	defer claim.release()
 	ep, info, aerr := s.open(ctx, e, k, nil, nil)
 	if aerr != nil {
-		s.unreserve(1)
 		return nil, aerr
 	}
 	feed := purpose != string(curriculum.PurposeExplicit) || req.FeedCurriculum
 	ep.observe = feed && k < e.Ref.Len() && e.Ref.ValidCheckpoint(k)
-	ep.rec.Purpose = purpose
-	if aerr := s.admit(ctx, ep); aerr != nil {
+	ep.rec.Purpose, ep.rec.Feeds = purpose, ep.observe
+	if aerr := s.admit(ctx, ep, claim); aerr != nil {
 		s.discard([]*episode{ep})
-		s.unreserve(1)
 		return nil, aerr
 	}
 	return newEpisodeLease(s, ep, info), nil
@@ -119,7 +120,7 @@ func (s *Server) isCurrent(task, traj string) bool {
 // pickVersion finds an older reference version by trajectory id or vN and
 // claims a slot; only an explicit k works there (the curriculum serves
 // the current version).
-func (s *Server) pickVersion(ref *rock.ImageRef) (*Entry, int, string, *APIError) {
+func (s *Server) pickVersion(ref *rock.ImageRef) (*Entry, int, string, *slots, *APIError) {
 	var e *Entry
 	for _, v := range s.refs.list(ref.Task) {
 		if v.ID == ref.Trajectory || "v"+strconv.Itoa(v.Version) == ref.Trajectory {
@@ -127,13 +128,14 @@ func (s *Server) pickVersion(ref *rock.ImageRef) (*Entry, int, string, *APIError
 		}
 	}
 	if e == nil {
-		return nil, 0, "", apiErr(404, CodeUnknownVersion, "task %q has no reference trajectory %q (GET /v1/tasks/%s/references lists them)", ref.Task, ref.Trajectory, ref.Task)
+		return nil, 0, "", nil, apiErr(404, CodeUnknownVersion, "task %q has no reference trajectory %q (GET /v1/tasks/%s/references lists them)", ref.Task, ref.Trajectory, ref.Task)
 	}
 	if ref.Auto {
-		return nil, 0, "", apiErr(400, CodeBadCheckpoint, "rbx://%s/%s@auto: the curriculum serves the current reference only; give @k", ref.Task, ref.Trajectory)
+		return nil, 0, "", nil, apiErr(400, CodeBadCheckpoint, "rbx://%s/%s@auto: the curriculum serves the current reference only; give @k", ref.Task, ref.Trajectory)
 	}
-	if aerr := s.reserve(1); aerr != nil {
-		return nil, 0, "", aerr
+	claim, aerr := s.reserve(1)
+	if aerr != nil {
+		return nil, 0, "", nil, aerr
 	}
-	return e, ref.K, string(curriculum.PurposeExplicit), nil
+	return e, ref.K, string(curriculum.PurposeExplicit), claim, nil
 }
