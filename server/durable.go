@@ -63,6 +63,8 @@ func (s *Server) survive(ctx context.Context, ep *episode, call func(context.Con
 			return &failed, nil
 		}
 		ep.rec.Recovered++
+		// The repair's time is the infrastructure's, not the episode's.
+		ep.deadline = ep.deadline.Add(since(start))
 		s.met.recovered.WithLabelValues(end.Reason).Inc()
 		s.met.repairDur.Observe(since(start).Seconds())
 		s.journalOpen(ctx, ep)

@@ -71,6 +71,7 @@ func (s *Server) wake(ctx context.Context, ep *episode) *APIError {
 		return s.ended(ctx, ep, end)
 	}
 	ep.rec.Recovered++
+	ep.deadline = ep.deadline.Add(since(start)) // the rebuild is not the episode's time
 	s.met.recovered.WithLabelValues(epi.ReasonServerRestarted).Inc()
 	s.met.repairDur.Observe(since(start).Seconds())
 	s.journalOpen(ctx, ep)
