@@ -79,6 +79,9 @@ func (r *Runtime) Remove(ctx context.Context, id string) error {
 	if info.Config == nil || info.Config.Labels[sandbox.LabelManaged] != "true" {
 		return fmt.Errorf("remove sandbox %s: %w: %w", id, sandbox.ErrNotFound, errNotManaged)
 	}
+	if info.State != nil && info.State.Paused {
+		thaw(ctx, r.cli, info.ID)
+	}
 	err = r.cli.ContainerRemove(ctx, info.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil {
 		return fmt.Errorf("remove sandbox %s: %w", id, engineErr(err))
