@@ -25,6 +25,26 @@ type reapConfig struct {
 	limit       int
 	maxAge      time.Duration // of a heartbeat, see OwnerDead
 	now         func() time.Time
+	// removeTimeout bounds each removal (WithRemoveTimeout).
+	removeTimeout time.Duration
+}
+
+// DefaultReapRemoveTimeout bounds one removal of a reap.
+const DefaultReapRemoveTimeout = 20 * time.Second
+
+// WithRemoveTimeout bounds each removal of the reap (default
+// DefaultReapRemoveTimeout): a sandbox the engine cannot remove (a
+// container wedged in the engine, docs/durability.md) costs its own
+// timeout, not the whole reap's, and the others are still removed and
+// the dead owners' heartbeats still forgotten.
+func WithRemoveTimeout(d time.Duration) ReapOption {
+	return func(c *reapConfig) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: remove timeout %v: expected > 0", ErrInvalidSpec, d)
+		}
+		c.removeTimeout = d
+		return nil
+	}
 }
 
 // ReapOption configures Reap.
@@ -109,7 +129,7 @@ func WithReapConcurrency(n int) ReapOption {
 // keeps heartbeats (HeartbeatStore), the records of dead owners left with
 // no sandbox are removed too.
 func Reap(ctx context.Context, rt Reapable, opts ...ReapOption) ([]Info, error) {
-	c := reapConfig{limit: 4, maxAge: DefaultHeartbeatMaxAge, now: time.Now}
+	c := reapConfig{limit: 4, maxAge: DefaultHeartbeatMaxAge, now: time.Now, removeTimeout: DefaultReapRemoveTimeout}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return nil, fmt.Errorf("reap: %w", err)
@@ -140,7 +160,7 @@ func Reap(ctx context.Context, rt Reapable, opts ...ReapOption) ([]Info, error) 
 	if c.dryRun {
 		return picked, beatErr
 	}
-	removed, err := removeAll(ctx, rt, picked, c.limit)
+	removed, err := removeAll(ctx, rt, picked, c.limit, c.removeTimeout)
 	if store != nil {
 		err = errors.Join(err, c.forgetStale(ctx, store, beats, infos, removed))
 	}
@@ -188,15 +208,18 @@ func (c *reapConfig) selects(in Info, beats map[string]time.Time) bool {
 	return OwnerDead(owner, beats, c.now(), c.maxAge)
 }
 
-// removeAll removes picked with at most limit removals at once.
-func removeAll(ctx context.Context, rt Reapable, picked []Info, limit int) ([]Info, error) {
+// removeAll removes picked with at most limit removals at once, each
+// bounded by timeout.
+func removeAll(ctx context.Context, rt Reapable, picked []Info, limit int, timeout time.Duration) ([]Info, error) {
 	done := make([]bool, len(picked))
 	errs := make([]error, len(picked))
 	var g errgroup.Group
 	g.SetLimit(limit)
 	for i, in := range picked {
 		g.Go(func() error {
-			err := rt.Remove(ctx, in.ID)
+			rctx, cancel := context.WithTimeout(ctx, timeout)
+			err := rt.Remove(rctx, in.ID)
+			cancel()
 			switch {
 			case err == nil:
 				done[i] = true

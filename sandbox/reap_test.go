@@ -22,6 +22,7 @@ type fakeRuntime struct {
 	infos   []sandbox.Info
 	removed []string
 	fail    map[string]error
+	stuck   map[string]bool // Remove blocks until its ctx ends
 	active  int
 	peak    int
 }
@@ -42,8 +43,13 @@ func (f *fakeRuntime) List(_ context.Context, selector map[string]string) ([]san
 	return out, nil
 }
 
-func (f *fakeRuntime) Remove(_ context.Context, id string) error {
+func (f *fakeRuntime) Remove(ctx context.Context, id string) error {
 	f.mu.Lock()
+	if f.stuck[id] {
+		f.mu.Unlock()
+		<-ctx.Done()
+		return ctx.Err()
+	}
 	f.active++
 	f.peak = max(f.peak, f.active)
 	f.mu.Unlock()
@@ -156,4 +162,22 @@ func TestReapConcurrencyBounded(t *testing.T) {
 	assert.Len(t, got, 20)
 	assert.LessOrEqual(t, rt.peak, 3)
 	assert.Greater(t, rt.peak, 1, "removals run concurrently")
+}
+
+// TestReapStuckRemoval: a sandbox the engine cannot remove costs its own
+// removal's timeout, not the reap's: the others are removed, and the
+// stuck one is named in the error.
+func TestReapStuckRemoval(t *testing.T) {
+	dead := deadOwner(t)
+	f := &fakeRuntime{infos: []sandbox.Info{info("a", dead, time.Hour), info("wedged", dead, time.Hour), info("b", dead, time.Hour)},
+		stuck: map[string]bool{"wedged": true}}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	removed, err := sandbox.Reap(ctx, f, sandbox.WithAll(), sandbox.WithRemoveTimeout(50*time.Millisecond))
+	assert.Less(t, time.Since(start), time.Second)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "wedged")
+	assert.Equal(t, []string{"a", "b"}, ids(removed))
+	assert.NoError(t, ctx.Err(), "the reap's own deadline was not used up")
 }
