@@ -43,3 +43,10 @@ func TestExecRequestResolve(t *testing.T) {
 		})
 	}
 }
+
+func TestTerminalRequestCheck(t *testing.T) {
+	err := sandbox.TerminalRequest{}.Check("sb1")
+	require.ErrorIs(t, err, sandbox.ErrInvalidSpec)
+	assert.Contains(t, err.Error(), "sb1")
+	assert.NoError(t, sandbox.TerminalRequest{Argv: []string{"/bin/sh"}}.Check("sb1"))
+}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -56,4 +57,13 @@ func (req TerminalRequest) TerminalSize() (rows, cols uint16) {
 		cols = 80
 	}
 	return rows, cols
+}
+
+// Check reports a request no backend can start (an empty argv), naming
+// the sandbox id.
+func (req TerminalRequest) Check(id string) error {
+	if len(req.Argv) == 0 {
+		return fmt.Errorf("terminal in sandbox %s: %w: empty argv", id, ErrInvalidSpec)
+	}
+	return nil
 }

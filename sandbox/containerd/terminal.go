@@ -19,8 +19,8 @@ var _ sandbox.Terminal = (*Sandbox)(nil)
 // StartTerminal starts req.Argv in an exec with a terminal (the shim
 // allocates it); its output arrives on one stream.
 func (s *Sandbox) StartTerminal(ctx context.Context, req sandbox.TerminalRequest) (sandbox.TerminalProcess, error) {
-	if len(req.Argv) == 0 {
-		return nil, fmt.Errorf("terminal in %s: %w: empty argv", s.id, sandbox.ErrInvalidSpec)
+	if err := req.Check(s.id); err != nil {
+		return nil, err
 	}
 	ps := s.process
 	ps.Args = req.Argv

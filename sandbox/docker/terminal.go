@@ -16,8 +16,8 @@ var _ sandbox.Terminal = (*Sandbox)(nil)
 // allocates the terminal in the container and the stream is raw (no
 // stdout/stderr multiplexing).
 func (s *Sandbox) StartTerminal(ctx context.Context, req sandbox.TerminalRequest) (sandbox.TerminalProcess, error) {
-	if len(req.Argv) == 0 {
-		return nil, fmt.Errorf("terminal in %s: %w: empty argv", s.id, sandbox.ErrInvalidSpec)
+	if err := req.Check(s.id); err != nil {
+		return nil, err
 	}
 	rows, cols := req.TerminalSize()
 	size := [2]uint{uint(rows), uint(cols)}

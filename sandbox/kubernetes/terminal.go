@@ -20,8 +20,8 @@ var _ sandbox.Terminal = (*Sandbox)(nil)
 // environment of its own, so the image's /bin/sh enters Cwd and env sets
 // Env before the program replaces them both.
 func (s *Sandbox) StartTerminal(ctx context.Context, req sandbox.TerminalRequest) (sandbox.TerminalProcess, error) {
-	if len(req.Argv) == 0 {
-		return nil, fmt.Errorf("terminal in %s: %w: empty argv", s.id, sandbox.ErrInvalidSpec)
+	if err := req.Check(s.id); err != nil {
+		return nil, err
 	}
 	rows, cols := req.TerminalSize()
 	args := []string{"/bin/sh", "-c", `cd "$0" || exit 1; exec "$@"`, s.resolve(req.Cwd), "env"}

@@ -25,8 +25,8 @@ func (s *Sandbox) StartTerminal(ctx context.Context, req sandbox.TerminalRequest
 	if err := s.alive(); err != nil {
 		return nil, fmt.Errorf("terminal in sandbox %q: %w", s.id, err)
 	}
-	if len(req.Argv) == 0 {
-		return nil, fmt.Errorf("terminal in sandbox %q: %w: empty argv", s.id, sandbox.ErrInvalidSpec)
+	if err := req.Check(s.id); err != nil {
+		return nil, err
 	}
 	dir := s.workdir
 	if req.Cwd != "" {
