@@ -57,15 +57,15 @@ func Attribute(err error, h sandbox.Health) End {
 	case gone == nil && !h.Frozen && errors.Is(err, sandbox.ErrSessionLost):
 		return policyEnd(ReasonShellExited, detail)
 	case h.Frozen:
-		return infraEnd(ReasonFrozen, "the engine reports the sandbox paused: "+detail)
+		return InfraEnd(ReasonFrozen, "the engine reports the sandbox paused: "+detail)
 	case errors.Is(err, ErrFrozen) && gone == nil:
-		return infraEnd(ReasonUnresponsive, detail)
+		return InfraEnd(ReasonUnresponsive, detail)
 	case gone != nil:
-		return infraEnd(goneReason(gone.Cause), gone.Error())
+		return InfraEnd(goneReason(gone.Cause), gone.Error())
 	case errors.Is(err, sandbox.ErrUnavailable):
-		return infraEnd(ReasonEngineUnavailable, detail)
+		return InfraEnd(ReasonEngineUnavailable, detail)
 	}
-	return infraEnd(ReasonFailed, detail)
+	return InfraEnd(ReasonFailed, detail)
 }
 
 // cannotFork reports the kernel's EAGAIN from fork or clone, which the

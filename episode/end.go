@@ -36,6 +36,7 @@ const (
 	ReasonServerRestarted   = "server_restarted"     // infrastructure: rbx restarted and could not rebuild
 	ReasonNotReplayable     = "not_replayable"       // infrastructure: a rebuild saw an observation differ
 	ReasonRepairFailed      = "repair_failed"        // infrastructure: a rebuild failed or ran out of tries
+	ReasonCancelled         = "request_cancelled"    // infrastructure: the client went away mid-call
 
 	ReasonReferenceBroken = "reference_broken" // task: the reference no longer replays to k
 	ReasonVerifierBroken  = "verifier_broken"  // task: the verifier cannot run on the reference's end state
@@ -63,17 +64,15 @@ func policyEnd(reason, detail string) End {
 	return End{Attribution: Policy, Reason: reason, Detail: detail}
 }
 
-func infraEnd(reason, detail string) End {
-	return End{Attribution: Infrastructure, Reason: reason, Detail: detail, Retryable: true}
-}
-
 // TaskEnd is an end charged to the task.
 func TaskEnd(reason, detail string) End {
 	return End{Attribution: Task, Reason: reason, Detail: detail}
 }
 
 // InfraEnd is an end charged to the infrastructure (retryable).
-func InfraEnd(reason, detail string) End { return infraEnd(reason, detail) }
+func InfraEnd(reason, detail string) End {
+	return End{Attribution: Infrastructure, Reason: reason, Detail: detail, Retryable: true}
+}
 
 // Reproduced is the end of an action that failed a rebuilt sandbox the
 // way it failed the first: the action, not the infrastructure, is the

@@ -163,6 +163,23 @@ func (p *Pool) Discard(sb sandbox.Sandbox) {
 	}
 }
 
+// DiscardNow is Discard that returns when the removal has ended (or ctx
+// has), with its error: for a sandbox whose processes must be gone before
+// the caller answers (a frozen one, which must never run a command after
+// its episode's answer).
+func (p *Pool) DiscardNow(ctx context.Context, sb sandbox.Sandbox) error {
+	m := p.handedBack(sb)
+	if m == nil {
+		return nil
+	}
+	select {
+	case err := <-p.startRemove(m):
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("remove sandbox %s: %w", sb.ID(), ctx.Err())
+	}
+}
+
 // Unclaim gives back a sandbox handed out by Take and not used (a group
 // that could not be completed gives back what it claimed): it is idle
 // again as it was, with no recycle.
@@ -203,12 +220,19 @@ func (p *Pool) takeBackLocked(sb sandbox.Sandbox) *member {
 
 // remove deletes m's sandbox in the background, within the concurrency
 // bound, and releases its slot after.
-func (p *Pool) remove(m *member) {
+func (p *Pool) remove(m *member) { p.startRemove(m) }
+
+// startRemove is remove; the channel gets the removal's error (nil once
+// the sandbox is gone).
+func (p *Pool) startRemove(m *member) <-chan error {
+	done := make(chan error, 1)
 	p.stats.discarded.Add(1)
 	p.stats.removing.Add(1)
 	m.slot.Mark(capacity.Removing)
 	p.bgWG.Add(1)
 	go func() {
+		var err error
+		defer func() { done <- err }() // last: the slot is back when the caller hears
 		defer p.bgWG.Done()
 		defer p.poke() // the filler may want a replacement
 		defer p.stats.removing.Add(-1)
@@ -224,13 +248,15 @@ func (p *Pool) remove(m *member) {
 		}
 		defer release()
 		start := time.Now()
-		if err := m.sb.Remove(rctx); err != nil && !errors.Is(err, sandbox.ErrNotFound) {
+		if err = m.sb.Remove(rctx); err != nil && !errors.Is(err, sandbox.ErrNotFound) {
 			p.cfg.log.Warn("pool: remove sandbox", "pool", p.tmpl.Key, "sandbox", m.sb.ID(), "err", err)
 			return
 		}
+		err = nil
 		p.stats.removeNanos.Add(int64(time.Since(start)))
 		p.stats.removed.Add(1)
 	}()
+	return done
 }
 
 // poke wakes the filler without blocking.

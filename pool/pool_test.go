@@ -272,3 +272,26 @@ func TestPoolCloseWhileFillingMany(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolDiscardNow: DiscardNow returns once the sandbox is removed (a
+// Discard returns at once), and gives up at its ctx while the engine
+// holds the removal.
+func TestPoolDiscardNow(t *testing.T) {
+	rt := newFakeRuntime()
+	p := newPool(t, rt, pool.WithSize(0))
+	sb, err := p.Acquire(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, p.DiscardNow(context.Background(), sb))
+	assert.Zero(t, rt.count(), "removed before DiscardNow returned")
+
+	rt.gate = make(chan struct{})
+	sb, err = p.Acquire(context.Background())
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, p.DiscardNow(ctx, sb), context.DeadlineExceeded)
+	assert.Equal(t, 1, rt.count(), "still held by the engine")
+	close(rt.gate)
+	require.NoError(t, p.Close(context.Background()))
+	assert.Zero(t, rt.count())
+}

@@ -167,6 +167,15 @@ func (r *Resetter) Discard(sb sandbox.Sandbox) {
 	}
 }
 
+// DiscardNow is Discard that returns once the sandbox is removed (or
+// ctx ended), with the removal's error.
+func (r *Resetter) DiscardNow(ctx context.Context, sb sandbox.Sandbox) error {
+	if p := r.takeBack(sb); p != nil {
+		return p.DiscardNow(ctx, sb)
+	}
+	return nil
+}
+
 // takeBack forgets a sandbox Reset handed out and returns its pool (nil
 // when it is not one of ours, or was given back already).
 func (r *Resetter) takeBack(sb sandbox.Sandbox) *pool.Pool {

@@ -73,32 +73,31 @@ func (s *Server) survive(ctx context.Context, ep *episode, call func(context.Con
 }
 
 // attribute charges a failure of ep's sandbox, with what the engine says
-// of the sandbox when it can tell (sandbox.Prober).
+// of the sandbox when it can tell.
 func (s *Server) attribute(ctx context.Context, ep *episode, err error) epi.End {
-	var h sandbox.Health
-	if p, ok := ep.sb.(sandbox.Prober); ok {
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
-		if got, perr := p.Probe(pctx); perr == nil {
-			h = got
-		} else {
-			s.cfg.log.Warn("serve: probe sandbox", "episode", ep.rec.ID, "err", perr)
-		}
-		cancel()
-	}
-	return epi.Attribute(err, h)
+	return epi.Attribute(err, s.health(ctx, ep))
 }
 
 // frozen reports a sandbox its engine shows paused: a step that timed out
 // there did not run out of its own time.
 func (s *Server) frozen(ctx context.Context, ep *episode) bool {
+	return s.health(ctx, ep).Frozen
+}
+
+// health is what the engine says of ep's sandbox (sandbox.Prober); zero
+// when its backend cannot tell or the probe failed (logged).
+func (s *Server) health(ctx context.Context, ep *episode) sandbox.Health {
 	p, ok := ep.sb.(sandbox.Prober)
 	if !ok {
-		return false
+		return sandbox.Health{}
 	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
 	defer cancel()
 	h, err := p.Probe(pctx)
-	return err == nil && h.Frozen
+	if err != nil {
+		s.cfg.log.Warn("serve: probe sandbox", "episode", ep.rec.ID, "err", err)
+	}
+	return h
 }
 
 // drop removes ep's sandbox now, before the call that found it failed is
@@ -110,11 +109,10 @@ func (s *Server) drop(ep *episode) {
 		return
 	}
 	rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	if err := ep.sb.Remove(rctx); err != nil && !errors.Is(err, sandbox.ErrNotFound) {
+	if err := s.rs.DiscardNow(rctx, ep.sb); err != nil {
 		s.cfg.log.Warn("serve: remove failed sandbox", "episode", ep.rec.ID, "sandbox", ep.sb.ID(), "err", err)
 	}
 	cancel()
-	s.rs.Discard(ep.sb)
 	ep.sb = nil
 	ep.holds.Store(false)
 }

@@ -63,7 +63,7 @@ func (s *Server) evaluateEpisode(ctx context.Context, id string) (EvaluateRespon
 		// task's), else the policy broke what it needs (a failure).
 		if pe := s.unstartable(ctx, ep, res); pe != nil {
 			end = pe
-		} else if why := s.verifierBroken(ctx, ep.entry, res); why != "" {
+		} else if why := s.verifierBroken(ctx, ep.entry); why != "" {
 			return EvaluateResponse{}, s.ended(ctx, ep, epi.TaskEnd(epi.ReasonVerifierBroken, why))
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	epi "github.com/rbx-sandbox/rbx/episode"
-	"github.com/rbx-sandbox/rbx/server/api"
 	"github.com/rbx-sandbox/rbx/trajectory"
 )
 
@@ -101,7 +100,7 @@ func (s *Server) stepEpisode(ctx context.Context, id string, req StepRequest) (S
 // call did to the sandbox is unknown, so the episode cannot go on.
 func (s *Server) cancelled(ctx context.Context, ep *episode) *APIError {
 	s.drop(ep)
-	end := api.End{Attribution: string(epi.Infrastructure), Reason: "request_cancelled", Detail: "the client went away mid-call", Retryable: true}
+	end := wireEnd(epi.InfraEnd(epi.ReasonCancelled, "the client went away mid-call"))
 	ep.rec.End = &end
 	_ = s.finish(ctx, ep, StateFailed, nil)
 	return apiErr(499, CodeBadRequest, "episode %s: request cancelled mid-call; the episode is failed", ep.rec.ID)

@@ -17,15 +17,12 @@ type verifierChecks struct {
 }
 
 // verifierBroken says why the verifier, which could not run in an
-// episode (its command not found or not executable: exit 127 or 126), is
+// episode (unrun: its command not found or not executable, no fork), is
 // the task's fault: it fails on the reference's end state too, or the
 // reference no longer gets there. "" means it runs there, so the policy
 // broke it (a failure with reward 0), or the check could not be made
 // (logged; the failure stays the policy's).
-func (s *Server) verifierBroken(ctx context.Context, e *Entry, res *verifier.Result) string {
-	if res.Passed || !unrun(res) {
-		return ""
-	}
+func (s *Server) verifierBroken(ctx context.Context, e *Entry) string {
 	c := &s.vchecks
 	c.mu.Lock()
 	defer c.mu.Unlock() // one check at a time: rare, and never twice

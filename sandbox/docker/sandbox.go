@@ -99,7 +99,6 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	defer s.mux.close()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	thaw(ctx, s.rt.cli, s.id)
 	err := s.rt.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	// Conflict: another Remove of the same container is already under way.
 	if err != nil && !cerrdefs.IsNotFound(err) && !cerrdefs.IsConflict(err) {
