@@ -45,7 +45,7 @@ func (s *Server) conclude(ctx context.Context, ep *episode, res *verifier.Result
 	out.ShiftExceeded = out.Intervened.Share > s.cfg.maxShare || out.Intervened.TokenShare > s.cfg.maxShare
 	// The outcome is durable (curriculum, then journal) before the answer.
 	var aerr *APIError
-	if out.Observed, aerr = s.observe(ep, iv == 0 && ep.observe, res.Passed); aerr != nil {
+	if out.Observed, aerr = s.observe(ep, iv == 0 && ep.rec.Feeds, res.Passed); aerr != nil {
 		return EvaluateResponse{}, aerr
 	}
 	kept := *res

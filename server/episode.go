@@ -38,7 +38,7 @@ type record struct {
 	// verifier is charged to, and why (also a policy's end, evaluated
 	// with reward 0).
 	End *api.End `json:"end,omitempty"`
-	// Feeds: the outcome goes to the curriculum (kept so that an episode
+	// Feeds: the outcome goes to the curriculum (journaled, so an episode
 	// resumed after a restart still feeds it).
 	Feeds bool `json:"feeds,omitempty"`
 	// Recovered counts the sandbox's rebuilds after infrastructure faults.
@@ -53,12 +53,11 @@ const verifierExcerpt = 16 << 10
 // episode is a live episode: its record plus the sandbox and the replay run
 // that continues the reference prefix with the policy's actions.
 type episode struct {
-	mu      sync.Mutex
-	rec     record
-	entry   *Entry
-	sb      sandbox.Sandbox
-	run     *replayer.Run // the reset's replay, continued with the policy's actions
-	observe bool          // the outcome goes to the curriculum
+	mu    sync.Mutex
+	rec   record
+	entry *Entry
+	sb    sandbox.Sandbox
+	run   *replayer.Run // the reset's replay, continued with the policy's actions
 	// groupKey is the reset's group key: the episode's end closes the
 	// keyed group to new members.
 	groupKey string

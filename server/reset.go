@@ -80,8 +80,7 @@ func (s *Server) resetGroup(ctx context.Context, req ResetRequest) (ResetRespons
 	}
 	feed := purpose != string(curriculum.PurposeExplicit) || req.FeedCurriculum
 	for _, ep := range eps {
-		ep.observe = feed && k < e.Ref.Len() && e.Ref.ValidCheckpoint(k)
-		ep.rec.Feeds = ep.observe
+		ep.rec.Feeds = feed && k < e.Ref.Len() && e.Ref.ValidCheckpoint(k)
 		ep.rec.Purpose, ep.groupKey = purpose, req.GroupKey
 		if aerr := s.admit(ctx, ep, claim); aerr != nil {
 			s.discard(eps)

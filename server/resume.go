@@ -35,7 +35,7 @@ func (s *Server) resumeOpen(ctx context.Context) error {
 			continue
 		}
 		ran := max(rec.Updated.Sub(rec.Created), 0)
-		ep := &episode{entry: e, rec: rec, used: t, observe: rec.Feeds,
+		ep := &episode{entry: e, rec: rec, used: t,
 			deadline: t.Add(max(e.Task.EpisodeTimeout()-ran, time.Second))}
 		s.eps[rec.ID] = ep
 		s.resumed++

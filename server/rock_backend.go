@@ -101,8 +101,7 @@ func (s *Server) startEpisodeLease(ctx context.Context, req rock.StartRequest) (
 		return nil, aerr
 	}
 	feed := purpose != string(curriculum.PurposeExplicit) || req.FeedCurriculum
-	ep.observe = feed && k < e.Ref.Len() && e.Ref.ValidCheckpoint(k)
-	ep.rec.Purpose, ep.rec.Feeds = purpose, ep.observe
+	ep.rec.Purpose, ep.rec.Feeds = purpose, feed && k < e.Ref.Len() && e.Ref.ValidCheckpoint(k)
 	if aerr := s.admit(ctx, ep, claim); aerr != nil {
 		s.discard([]*episode{ep})
 		return nil, aerr

@@ -29,7 +29,7 @@ func newEpisodeLease(s *Server, ep *episode, info EpisodeInfo) *episodeLease {
 	meta := map[string]string{
 		"rbx.kind": "task", "rbx.episode": info.ID, "rbx.task": info.Task,
 		"rbx.k": strconv.Itoa(info.K), "rbx.t": strconv.Itoa(info.T), "rbx.purpose": ep.rec.Purpose,
-		"rbx.reference_version": strconv.Itoa(info.RefVersion), "rbx.feeds_curriculum": strconv.FormatBool(ep.observe),
+		"rbx.reference_version": strconv.Itoa(info.RefVersion), "rbx.feeds_curriculum": strconv.FormatBool(ep.rec.Feeds),
 		"rbx.prefix_messages": strconv.Itoa(len(info.Messages)),
 		"rbx.reset_ms":        strconv.FormatFloat(info.Timings.ResetMS, 'f', 1, 64),
 		"rbx.trajectory_url":  "/v1/episodes/" + info.ID + "/trajectory",
