@@ -125,6 +125,8 @@ func TestIntegrationServeAttribution(t *testing.T) {
 		assert.Equal(t, 1.0, ev.Reward, "%s", raw)
 		assert.Equal(t, 1, ev.Recovered)
 		assert.Nil(t, ev.End)
+		_, raw = h.call("GET", "/metrics", nil, nil)
+		assert.Contains(t, string(raw), `rbx_serve_episodes_recovered_total{reason="sandbox_killed"} 1`, "the engine's kill is the evidence")
 	})
 
 	t.Run("freeze past the deadline is repaired", func(t *testing.T) {
@@ -147,7 +149,6 @@ func TestIntegrationServeAttribution(t *testing.T) {
 		assert.Equal(t, 1.0, ev.Reward, "%s", raw)
 		_, raw = h.call("GET", "/metrics", nil, nil)
 		assert.Contains(t, string(raw), `rbx_serve_episodes_recovered_total{reason="sandbox_frozen"} 1`, "the engine's pause is the evidence")
-		assert.Contains(t, string(raw), `rbx_serve_episodes_recovered_total{reason="sandbox_killed"} 1`)
 	})
 
 	t.Run("broken verifier is the task's", func(t *testing.T) {

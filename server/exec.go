@@ -24,10 +24,7 @@ var errInfra = errors.New("sandbox failure")
 // step that timed out in a sandbox its engine shows paused is reported
 // the same way, so survive charges the freeze to the infrastructure.
 func (s *Server) exec(ctx context.Context, ep *episode, st trajectory.Step) (trajectory.Observation, error) {
-	limit := ep.run.StepLimit()
-	if d := st.Timeout.D(); d > 0 && d < limit {
-		limit = d
-	}
+	limit := timeoutOf(ep, st)
 	if st.Action != trajectory.KindShell && st.Action != trajectory.KindHTTP {
 		limit = session.FileOpTimeout
 	}

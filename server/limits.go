@@ -87,6 +87,16 @@ func (s *Server) truncate(ctx context.Context, ep *episode) {
 	s.met.truncated.Inc()
 }
 
+// timeoutOf is how long action st may run in ep: what it asks, at most
+// the task's step limit.
+func timeoutOf(ep *episode, st trajectory.Step) time.Duration {
+	limit := ep.run.StepLimit()
+	if d := st.Timeout.D(); d > 0 && d < limit {
+		limit = d
+	}
+	return limit
+}
+
 // withinDeadline returns st with its timeout shortened to the time the
 // episode has left, and whether it was: a command may not outlive the
 // episode. Actions without a timeout (file edits) are left as they are.
@@ -95,10 +105,7 @@ func withinDeadline(ep *episode, st trajectory.Step) (trajectory.Step, bool) {
 		return st, false
 	}
 	left := time.Until(ep.deadline)
-	limit := ep.run.StepLimit()
-	if d := st.Timeout.D(); d > 0 && d < limit {
-		limit = d
-	}
+	limit := timeoutOf(ep, st)
 	if left >= limit {
 		return st, false
 	}
